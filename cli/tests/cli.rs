@@ -1,0 +1,161 @@
+//! End-to-end tests of the `connect-state` binary.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use connect_state_tests::load_vectors;
+
+fn connect_state(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes())
+        .expect("stdin accepts the dump");
+    child.wait_with_output().expect("the binary finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn every_vector_matches_through_the_cli() {
+    for (name, vector) in load_vectors() {
+        let live_from = vector.live_from.map(|o| o.to_string());
+        let mut args = vec![
+            "replay", "--topic", "config", "--format", "json", "--events",
+        ];
+        if let Some(from) = &live_from {
+            args.extend(["--live-from", from]);
+        }
+        args.push("-");
+        let output = connect_state(&args, &vector.kcat_lines());
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
+        let actual: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("the output is JSON");
+        assert_eq!(actual, vector.expected, "{name}: {}", vector.description);
+    }
+}
+
+#[test]
+fn snapshot_only_without_events_flag() {
+    let (_, vector) = load_vectors().remove(0);
+    let output = connect_state(
+        &["replay", "--topic", "config", "--format", "json", "-"],
+        &vector.kcat_lines(),
+    );
+    let actual: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(actual, vector.expected["snapshot"]);
+}
+
+#[test]
+fn malformed_line_fails_with_its_number() {
+    let dump = "{\"offset\":0,\"key\":\"connector-a\",\"payload\":\"{\\\"properties\\\":{}}\"}\n{\"offset\":1}\n";
+    let output = connect_state(&["replay", "--topic", "config", "-"], dump);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "error: line 2: missing `key` (use null for none)\n"
+    );
+    assert!(output.stdout.is_empty());
+
+    let output = connect_state(
+        &[
+            "replay",
+            "--topic",
+            "config",
+            "--skip-bad-lines",
+            "--format",
+            "json",
+            "-",
+        ],
+        dump,
+    );
+    assert!(output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("skipped bad line 2: missing `key`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("skipped 1 bad line(s)"), "{stderr}");
+    let snapshot: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(snapshot["connectors"], serde_json::json!(["a"]));
+}
+
+#[test]
+fn skipped_records_are_reported_on_stderr() {
+    let dump = "{\"offset\":0,\"key\":\"connector-a\",\"payload\":\"not json\"}\n{\"offset\":1,\"key\":\"junk\",\"payload\":null}\n";
+    let output = connect_state(
+        &["replay", "--topic", "config", "--format", "json", "-"],
+        dump,
+    );
+    assert!(output.status.success());
+    assert_eq!(
+        text(&output.stderr),
+        "2 record(s) skipped as Java skips them (invalid_json: 1, unknown_key: 1)\n"
+    );
+    let snapshot: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(snapshot["offset"], 2);
+}
+
+#[test]
+fn multi_partition_config_dump_is_refused() {
+    let dump = "{\"offset\":0,\"partition\":1,\"key\":\"connector-a\",\"payload\":null}\n";
+    let output = connect_state(&["replay", "--topic", "config", "-"], dump);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).contains("single partition"));
+}
+
+#[test]
+fn table_output_explains_inconsistency() {
+    let vectors = load_vectors();
+    let (_, vector) = vectors
+        .iter()
+        .find(|(name, _)| name.starts_with("03-"))
+        .expect("the inconsistent vector exists");
+    let output = connect_state(&["replay", "--topic", "config", "-"], &vector.kcat_lines());
+    assert!(output.status.success());
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("CONNECTOR"), "{stdout}");
+    assert!(stdout.contains("0/2 (inconsistent)"), "{stdout}");
+    assert!(
+        stdout.contains("foo: commit at offset 3 announced 2 task(s); missing task ids 0"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn missing_file_and_bad_arguments_are_clear() {
+    let output = connect_state(
+        &["replay", "--topic", "config", "/nonexistent/dump.jsonl"],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    assert!(text(&output.stderr).starts_with("error: cannot open /nonexistent/dump.jsonl"));
+    let output = connect_state(&["replay", "--topic", "nope", "-"], "");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("invalid value 'nope'"));
+}
+
+#[test]
+fn example_dump_replays() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/config-topic.jsonl"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args(["replay", "--topic", "config", example])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("inventory-sink"), "{stdout}");
+}

@@ -1,0 +1,193 @@
+//! Checkpoints: a machine's whole state as versioned, checksummed bytes.
+//!
+//! Layout (little-endian):
+//!
+//! ```text
+//! magic "CSCK" | format version u16 | topic kind u8 | payload length u64 | CRC-32 of payload u32 | payload
+//! ```
+//!
+//! The payload is the machine state encoded with bincode (standard configuration). Anything that
+//! does not check out (short input, wrong magic, version or topic, length mismatch, checksum
+//! mismatch, undecodable payload) is refused with a [`CheckpointError`]; the caller then falls
+//! back to a full replay.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// The first four bytes of every checkpoint.
+pub const MAGIC: [u8; 4] = *b"CSCK";
+/// The checkpoint format this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+const HEADER_LEN: usize = 4 + 2 + 1 + 8 + 4;
+
+/// Which topic's machine a checkpoint holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TopicKind {
+    /// The config topic.
+    Config,
+}
+
+impl TopicKind {
+    fn code(self) -> u8 {
+        match self {
+            Self::Config => 1,
+        }
+    }
+}
+
+/// Why a checkpoint was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CheckpointError {
+    /// Fewer bytes than the header needs.
+    Truncated {
+        /// Bytes present.
+        len: usize,
+    },
+    /// The bytes do not start with [`MAGIC`].
+    NotACheckpoint,
+    /// Written by another format version.
+    UnsupportedVersion {
+        /// The version found.
+        found: u16,
+        /// The version this build reads.
+        supported: u16,
+    },
+    /// A checkpoint of another topic's machine.
+    WrongTopic {
+        /// The kind code found.
+        found: u8,
+    },
+    /// The payload length does not match the header.
+    LengthMismatch {
+        /// Length announced by the header.
+        declared: u64,
+        /// Length present.
+        actual: u64,
+    },
+    /// The payload's CRC-32 does not match the header: the bytes are corrupt.
+    ChecksumMismatch,
+    /// The payload passed the checksum but could not be decoded.
+    Decode(String),
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Truncated { len } => write!(
+                f,
+                "checkpoint is truncated: {len} bytes, the header alone needs {HEADER_LEN}"
+            ),
+            Self::NotACheckpoint => f.write_str("not a connect-state checkpoint (bad magic)"),
+            Self::UnsupportedVersion { found, supported } => write!(
+                f,
+                "checkpoint format version {found} is not supported (this build reads {supported})"
+            ),
+            Self::WrongTopic { found } => {
+                write!(f, "checkpoint holds another topic's state (kind {found})")
+            }
+            Self::LengthMismatch { declared, actual } => write!(
+                f,
+                "checkpoint payload is {actual} bytes but the header says {declared}"
+            ),
+            Self::ChecksumMismatch => f.write_str("checkpoint is corrupt (CRC-32 mismatch)"),
+            Self::Decode(e) => write!(f, "checkpoint payload could not be decoded: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for CheckpointError {}
+
+/// Encodes a machine state. Encoding plain in-memory data cannot fail.
+pub(crate) fn encode<T: Serialize>(kind: TopicKind, state: &T) -> Vec<u8> {
+    let payload = bincode::serde::encode_to_vec(state, bincode::config::standard())
+        // The states are maps, strings, integers and enums: bincode has no failure mode for them.
+        .expect("in-memory machine state always encodes");
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(kind.code());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Checks and decodes a checkpoint of `kind`.
+pub(crate) fn decode<T: DeserializeOwned>(
+    kind: TopicKind,
+    bytes: &[u8],
+) -> Result<T, CheckpointError> {
+    let (header, payload) = bytes
+        .split_at_checked(HEADER_LEN)
+        .ok_or(CheckpointError::Truncated { len: bytes.len() })?;
+    let (magic, rest) = header.split_at(4);
+    if magic != MAGIC {
+        return Err(CheckpointError::NotACheckpoint);
+    }
+    let (version, rest) = rest.split_at(2);
+    let version = u16::from_le_bytes([version[0], version[1]]);
+    if version != FORMAT_VERSION {
+        return Err(CheckpointError::UnsupportedVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    let (code, rest) = rest.split_at(1);
+    if code[0] != kind.code() {
+        return Err(CheckpointError::WrongTopic { found: code[0] });
+    }
+    let (len, crc) = rest.split_at(8);
+    let mut len_bytes = [0u8; 8];
+    len_bytes.copy_from_slice(len);
+    let declared = u64::from_le_bytes(len_bytes);
+    if declared != payload.len() as u64 {
+        return Err(CheckpointError::LengthMismatch {
+            declared,
+            actual: payload.len() as u64,
+        });
+    }
+    let mut crc_bytes = [0u8; 4];
+    crc_bytes.copy_from_slice(crc);
+    if crc32fast::hash(payload) != u32::from_le_bytes(crc_bytes) {
+        return Err(CheckpointError::ChecksumMismatch);
+    }
+    let (state, used) = decode_bounded(payload)?;
+    if used != payload.len() {
+        return Err(CheckpointError::Decode(alloc::format!(
+            "{} trailing bytes after the state",
+            payload.len() - used
+        )));
+    }
+    Ok(state)
+}
+
+/// Decodes with an allocation limit tied to the payload size.
+///
+/// bincode allocates a string's buffer from its length prefix before reading it; the limit makes
+/// it refuse a prefix larger than the bucket, so forged lengths cannot allocate more than a small
+/// multiple of the input. (Strings and byte buffers are the only claims bincode's serde path
+/// counts, and they never exceed the payload, so a valid checkpoint always fits its bucket.)
+fn decode_bounded<T: DeserializeOwned>(payload: &[u8]) -> Result<(T, usize), CheckpointError> {
+    use bincode::config::standard;
+    let len = payload.len();
+    let result = if len <= 1 << 16 {
+        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 16 }>())
+    } else if len <= 1 << 22 {
+        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 22 }>())
+    } else if len <= 1 << 28 {
+        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 28 }>())
+    } else if len <= 1 << 34 {
+        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 34 }>())
+    } else {
+        return Err(CheckpointError::Decode(alloc::format!(
+            "payload of {len} bytes is larger than any checkpoint this build writes"
+        )));
+    };
+    result.map_err(|e| CheckpointError::Decode(e.to_string()))
+}

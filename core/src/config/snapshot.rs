@@ -1,0 +1,202 @@
+//! The config snapshot: everything Java's `ClusterConfigState` exposes (spec §5).
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use super::types::{Properties, SessionKey, TargetState, TaskId};
+use crate::sync::Arc;
+
+/// The store's collections (spec §3.0 without the deferred buffer), each behind an `Arc` so a
+/// snapshot shares them and the machine copies one only when it next changes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Tables {
+    pub(crate) offset: i64,
+    pub(crate) session_key: Option<Arc<SessionKey>>,
+    pub(crate) connector_configs: Arc<BTreeMap<String, Arc<Properties>>>,
+    pub(crate) connector_task_counts: Arc<BTreeMap<String, i32>>,
+    pub(crate) task_configs: Arc<BTreeMap<TaskId, Arc<Properties>>>,
+    pub(crate) target_states: Arc<BTreeMap<String, TargetState>>,
+    pub(crate) task_count_records: Arc<BTreeMap<String, i32>>,
+    pub(crate) generations: Arc<BTreeMap<String, i32>>,
+    pub(crate) applied_connector_configs: Arc<BTreeMap<String, Arc<Properties>>>,
+    pub(crate) pending_fencing: Arc<BTreeSet<String>>,
+    pub(crate) inconsistent: Arc<BTreeSet<String>>,
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        Self {
+            offset: NO_OFFSET,
+            session_key: None,
+            connector_configs: Arc::default(),
+            connector_task_counts: Arc::default(),
+            task_configs: Arc::default(),
+            target_states: Arc::default(),
+            task_count_records: Arc::default(),
+            generations: Arc::default(),
+            applied_connector_configs: Arc::default(),
+            pending_fencing: Arc::default(),
+            inconsistent: Arc::default(),
+        }
+    }
+}
+
+/// Java's `ClusterConfigState.NO_OFFSET`: the offset before any record was read.
+pub const NO_OFFSET: i64 = -1;
+
+/// An immutable view of the config topic, with the content of Java's `ClusterConfigState`.
+///
+/// Cloning is O(1). Taking one with [`ConfigLog::snapshot`](super::ConfigLog::snapshot) is O(1)
+/// too; the machine copies a collection only the first time it changes it afterwards. Every
+/// iterator is sorted by connector name (Java uses HashMap order).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigSnapshot(pub(crate) Arc<Tables>);
+
+impl Default for ConfigSnapshot {
+    fn default() -> Self {
+        Self(Arc::new(Tables::default()))
+    }
+}
+
+impl ConfigSnapshot {
+    /// The offset after the last convertible record (spec §3.1); [`NO_OFFSET`] before any.
+    pub fn offset(&self) -> i64 {
+        self.0.offset
+    }
+
+    /// The latest valid session key.
+    pub fn session_key(&self) -> Option<&SessionKey> {
+        self.0.session_key.as_deref()
+    }
+
+    /// Whether the connector has a config.
+    pub fn contains(&self, connector: &str) -> bool {
+        self.0.connector_configs.contains_key(connector)
+    }
+
+    /// The connectors that have a config, inconsistent ones included.
+    pub fn connectors(&self) -> impl Iterator<Item = &str> + '_ {
+        self.0.connector_configs.keys().map(String::as_str)
+    }
+
+    /// The connector's raw config (config-provider references are not resolved).
+    pub fn connector_config(&self, connector: &str) -> Option<&Properties> {
+        self.0.connector_configs.get(connector).map(|p| &**p)
+    }
+
+    /// The connector config as it was at the last consistent commit (KAFKA-9228).
+    pub fn applied_connector_config(&self, connector: &str) -> Option<&Properties> {
+        self.0
+            .applied_connector_configs
+            .get(connector)
+            .map(|p| &**p)
+    }
+
+    /// Every applied connector config.
+    pub fn applied_connector_configs(&self) -> impl Iterator<Item = (&str, &Properties)> + '_ {
+        self.0
+            .applied_connector_configs
+            .iter()
+            .map(|(c, p)| (c.as_str(), &**p))
+    }
+
+    /// The stored target state; may exist for a connector without a config.
+    pub fn target_state(&self, connector: &str) -> Option<TargetState> {
+        self.0.target_states.get(connector).copied()
+    }
+
+    /// Every stored target state, with or without a config.
+    pub fn target_states(&self) -> impl Iterator<Item = (&str, TargetState)> + '_ {
+        self.0.target_states.iter().map(|(c, s)| (c.as_str(), *s))
+    }
+
+    /// Target states stored for names that have no connector config (diagnostic).
+    pub fn target_states_without_connector(&self) -> impl Iterator<Item = (&str, TargetState)> {
+        self.target_states().filter(|(c, _)| !self.contains(c))
+    }
+
+    /// The applied config of a task, stale ones included (spec §3.4 notes).
+    pub fn task_config(&self, id: &TaskId) -> Option<&Properties> {
+        self.0.task_configs.get(id).map(|p| &**p)
+    }
+
+    /// Every applied task config, stale ones included, ordered by task id.
+    pub fn task_configs(&self) -> impl Iterator<Item = (&TaskId, &Properties)> + '_ {
+        self.0.task_configs.iter().map(|(id, p)| (id, &**p))
+    }
+
+    /// The task count of the latest commit, even an inconsistent one; 0 if none.
+    pub fn task_count(&self, connector: &str) -> i32 {
+        self.0
+            .connector_task_counts
+            .get(connector)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Every stored task count.
+    pub fn connector_task_counts(&self) -> impl Iterator<Item = (&str, i32)> + '_ {
+        self.0
+            .connector_task_counts
+            .iter()
+            .map(|(c, n)| (c.as_str(), *n))
+    }
+
+    /// Java's `tasks(c)`: empty for an inconsistent connector or one without a count, otherwise
+    /// tasks `0..count` ascending. A negative count (where Java throws) gives an empty list.
+    pub fn tasks(&self, connector: &str) -> Vec<TaskId> {
+        if self.0.inconsistent.contains(connector) {
+            return Vec::new();
+        }
+        (0..self.task_count(connector).max(0))
+            .map(|task| TaskId::new(connector, task))
+            .collect()
+    }
+
+    /// Whether a fencing round is pending for the connector (KIP-618).
+    pub fn pending_fencing(&self, connector: &str) -> bool {
+        self.0.pending_fencing.contains(connector)
+    }
+
+    /// Every connector with a pending fencing round.
+    pub fn connectors_pending_fencing(&self) -> impl Iterator<Item = &str> + '_ {
+        self.0.pending_fencing.iter().map(String::as_str)
+    }
+
+    /// The latest task count record (`tasks-fencing-`).
+    pub fn task_count_record(&self, connector: &str) -> Option<i32> {
+        self.0.task_count_records.get(connector).copied()
+    }
+
+    /// Every task count record.
+    pub fn task_count_records(&self) -> impl Iterator<Item = (&str, i32)> + '_ {
+        self.0
+            .task_count_records
+            .iter()
+            .map(|(c, n)| (c.as_str(), *n))
+    }
+
+    /// The task config generation: 0 at the first consistent commit with buffered records, then
+    /// incremented by each such commit.
+    pub fn task_config_generation(&self, connector: &str) -> Option<i32> {
+        self.0.generations.get(connector).copied()
+    }
+
+    /// Every task config generation.
+    pub fn task_config_generations(&self) -> impl Iterator<Item = (&str, i32)> + '_ {
+        self.0.generations.iter().map(|(c, n)| (c.as_str(), *n))
+    }
+
+    /// Whether the connector is flagged inconsistent (it may no longer exist, spec §8 item 3).
+    pub fn is_inconsistent(&self, connector: &str) -> bool {
+        self.0.inconsistent.contains(connector)
+    }
+
+    /// Java's `inconsistentConnectors()`.
+    pub fn inconsistent_connectors(&self) -> impl Iterator<Item = &str> + '_ {
+        self.0.inconsistent.iter().map(String::as_str)
+    }
+}

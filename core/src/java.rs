@@ -1,0 +1,450 @@
+//! Exact reproductions of the `java.lang` / `java.util` behaviour that Kafka Connect's record
+//! handling depends on.
+//!
+//! Java Connect parses task keys with `String.split("-")` and `Integer.parseInt`, stores session
+//! keys with `java.util.Base64`, and hashes strings with `String.hashCode()`. Each of these has
+//! quirks (Unicode digits, dropped trailing empty strings, optional padding, UTF-16 code units)
+//! that a faithful re-implementation must reproduce, so they live here, tested against the Java
+//! semantics rather than against the nearest Rust standard-library function.
+
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// The code point of the zero digit of every block of Unicode decimal digits (general category
+/// `Nd`), sorted ascending. Every block is ten consecutive code points with values 0 to 9.
+///
+/// Generated with Python 3.11's `unicodedata`, i.e. from Unicode 14.0. Java 17 uses Unicode 13
+/// and Java 21 Unicode 15; the few differences between those versions are digit blocks of
+/// rarely-used scripts, nearly all outside the Basic Multilingual Plane (which
+/// `Integer.parseInt` never accepts anyway, see [`parse_int`]).
+const ND_ZEROS: &[u32] = &[
+    0x0030, 0x0660, 0x06F0, 0x07C0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6, 0x0C66, 0x0CE6,
+    0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80,
+    0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0,
+    0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0,
+    0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0,
+    0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
+];
+
+/// Java's `Character.digit(codePoint, 10)`: the value of a Unicode decimal digit (`Nd`), or
+/// `None`. For radix 10 Java accepts no letters (ASCII or fullwidth letters only count for
+/// radices above 10), and other numeric characters such as `²` or `½` are not digits.
+fn decimal_digit(c: char) -> Option<u8> {
+    let cp = u32::from(c);
+    let block = ND_ZEROS.partition_point(|&zero| zero <= cp);
+    let zero = *ND_ZEROS.get(block.checked_sub(1)?)?;
+    let value = cp - zero;
+    if value < 10 {
+        u8::try_from(value).ok()
+    } else {
+        None
+    }
+}
+
+/// Java's `Integer.parseInt(s, 10)`.
+///
+/// Accepts an optional single leading `+` or `-`, then one or more decimal digits of any script
+/// (Unicode category `Nd`, e.g. `١` or `５`), leading zeros included, whose value fits in an
+/// `i32`. Java reads the string one UTF-16 code unit at a time and a lone surrogate is never a
+/// digit, so digits outside the Basic Multilingual Plane (e.g. `𝟏`) are rejected, as Java does.
+/// Returns `None` where Java throws `NumberFormatException`.
+pub(crate) fn parse_int(s: &str) -> Option<i32> {
+    let (negative, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    // Accumulate negatively, like Java, so that `i32::MIN` is representable.
+    let mut acc: i32 = 0;
+    for c in digits.chars() {
+        if u32::from(c) > 0xFFFF {
+            return None;
+        }
+        let digit = decimal_digit(c)?;
+        acc = acc.checked_mul(10)?.checked_sub(i32::from(digit))?;
+    }
+    if negative {
+        Some(acc)
+    } else {
+        acc.checked_neg()
+    }
+}
+
+/// Java's `s.split("-")` (a regex split with limit 0).
+///
+/// Splits on every `-` and keeps leading empty strings, but drops all trailing empty strings, so
+/// `"a--b-"` gives `["a", "", "b"]` and `"--"` gives `[]`. When there is no `-` at all the
+/// result is the input itself, so `""` gives `[""]`.
+pub(crate) fn split_dash(s: &str) -> Vec<&str> {
+    if !s.contains('-') {
+        return vec![s];
+    }
+    let mut parts: Vec<&str> = s.split('-').collect();
+    while parts.last().is_some_and(|part| part.is_empty()) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Why [`base64_decode`] rejected its input (where Java throws `IllegalArgumentException`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Base64Error {
+    /// Zero-based index of the offending character. Every character before it is ASCII, so this
+    /// is both a character index and a byte offset.
+    pub(crate) position: usize,
+    /// What is wrong there.
+    pub(crate) reason: &'static str,
+}
+
+impl fmt::Display for Base64Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid Base64 at character {}: {}",
+            self.position, self.reason
+        )
+    }
+}
+
+impl Base64Error {
+    const fn new(position: usize, reason: &'static str) -> Self {
+        Self { position, reason }
+    }
+}
+
+/// The RFC 4648 standard alphabet used by `Base64.getEncoder()` / `getDecoder()`.
+const BASE64_ALPHABET: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// The 6-bit value of a character of the standard alphabet.
+const fn base64_value(b: u8) -> Option<u32> {
+    let value = match b {
+        b'A'..=b'Z' => b - b'A',
+        b'a'..=b'z' => b - b'a' + 26,
+        b'0'..=b'9' => b - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => return None,
+    };
+    Some(value as u32)
+}
+
+/// Java's `Base64.getDecoder().decode(s)` (the basic decoder, standard alphabet).
+///
+/// - Every character must be in `A-Z a-z 0-9 + /` or be padding; whitespace, line breaks, `-`,
+///   `_` and non-ASCII characters are errors.
+/// - Padding is optional: a final unit of two or three characters decodes as if padded.
+/// - If padding is present, it must be exactly right (`xx==` or `xxx=`) and nothing may follow
+///   it; `=` after a complete four-character unit is an error.
+/// - A final unit of a single character is an error.
+/// - Unused low bits of the final unit are not checked (`QR==` decodes like `QQ==`).
+/// - The empty string decodes to no bytes.
+pub(crate) fn base64_decode(s: &str) -> Result<Vec<u8>, Base64Error> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3 + 2);
+    // Bits of the current unit, left-aligned in 24 bits, and how many characters it has so far.
+    let mut bits: u32 = 0;
+    let mut count: u32 = 0;
+    let mut pos = 0;
+    while let Some(&b) = bytes.get(pos) {
+        if b == b'=' {
+            match count {
+                0 => {
+                    return Err(Base64Error::new(
+                        pos,
+                        "padding where a new 4-character unit should start",
+                    ))
+                }
+                1 => {
+                    return Err(Base64Error::new(
+                        pos,
+                        "final unit has a single character, which cannot encode a byte",
+                    ))
+                }
+                2 => {
+                    if bytes.get(pos + 1) != Some(&b'=') {
+                        return Err(Base64Error::new(
+                            pos,
+                            "a 2-character final unit must be padded with `==`, not `=`",
+                        ));
+                    }
+                    pos += 2;
+                }
+                _ => pos += 1,
+            }
+            if pos < bytes.len() {
+                return Err(Base64Error::new(pos, "characters after the padding"));
+            }
+            break;
+        }
+        let Some(value) = base64_value(b) else {
+            return Err(Base64Error::new(
+                pos,
+                "not a character of the Base64 alphabet",
+            ));
+        };
+        bits |= value << (18 - 6 * count);
+        count += 1;
+        pos += 1;
+        if count == 4 {
+            out.extend_from_slice(&bits.to_be_bytes()[1..]);
+            bits = 0;
+            count = 0;
+        }
+    }
+    match count {
+        0 => {}
+        1 => {
+            return Err(Base64Error::new(
+                bytes.len().saturating_sub(1),
+                "final unit has a single character, which cannot encode a byte",
+            ))
+        }
+        2 => out.extend_from_slice(&bits.to_be_bytes()[1..2]),
+        _ => out.extend_from_slice(&bits.to_be_bytes()[1..3]),
+    }
+    Ok(out)
+}
+
+/// Java's `Base64.getEncoder().encodeToString(bytes)`: standard alphabet, `=` padding, no line
+/// breaks.
+pub(crate) fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let mut unit = [0u8; 3];
+        for (slot, &byte) in unit.iter_mut().zip(chunk) {
+            *slot = byte;
+        }
+        let bits = u32::from_be_bytes([0, unit[0], unit[1], unit[2]]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                let index = (bits >> (18 - 6 * i)) & 0x3F;
+                out.push(char::from(BASE64_ALPHABET[index as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Java's `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over the UTF-16 code units of the
+/// string (a supplementary character counts as its two surrogates), in wrapping `i32`
+/// arithmetic.
+#[allow(dead_code)] // Part of the Java toolkit; not every build uses it yet.
+pub(crate) fn string_hash_code(s: &str) -> i32 {
+    s.encode_utf16().fold(0i32, |hash, unit| {
+        hash.wrapping_mul(31).wrapping_add(i32::from(unit))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn parse_int_matches_java() {
+        let cases: &[(&str, Option<i32>)] = &[
+            ("0", Some(0)),
+            ("1", Some(1)),
+            ("+3", Some(3)),
+            ("01", Some(1)),
+            ("-5", Some(-5)),
+            ("-0", Some(0)),
+            ("000000000000000000042", Some(42)),
+            ("١", Some(1)),
+            ("٣٢", Some(32)),
+            ("５", Some(5)),
+            ("३", Some(3)),
+            ("1٢３", Some(123)),
+            ("2147483647", Some(i32::MAX)),
+            ("-2147483648", Some(i32::MIN)),
+            ("+2147483647", Some(i32::MAX)),
+            ("2147483648", None),
+            ("-2147483649", None),
+            ("99999999999999999999", None),
+            ("", None),
+            ("+", None),
+            ("-", None),
+            ("+-1", None),
+            ("--1", None),
+            ("1a", None),
+            (" 1", None),
+            ("1 ", None),
+            ("bar", None),
+            ("a", None),
+            ("Ａ", None),
+            ("²", None),
+            ("½", None),
+            ("1.0", None),
+            ("𝟏", None),         // U+1D7CF: Nd, but outside the BMP
+            ("\u{104A1}", None), // Osmanya one: Nd, but outside the BMP
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(parse_int(input), expected, "parse_int({input:?})");
+        }
+    }
+
+    #[test]
+    fn decimal_digit_covers_every_block() {
+        for &zero in ND_ZEROS {
+            for value in 0..10u8 {
+                let c = char::from_u32(zero + u32::from(value)).unwrap();
+                assert_eq!(decimal_digit(c), Some(value), "{c:?}");
+            }
+            if let Some(before) = char::from_u32(zero - 1) {
+                if !ND_ZEROS.contains(&(zero - 10)) {
+                    assert_eq!(decimal_digit(before), None, "{before:?}");
+                }
+            }
+        }
+        assert!(ND_ZEROS.windows(2).all(|w| w[0] + 10 <= w[1]));
+        assert_eq!(decimal_digit('\0'), None);
+        assert_eq!(decimal_digit('/'), None);
+        assert_eq!(decimal_digit(':'), None);
+        assert_eq!(decimal_digit(char::MAX), None);
+    }
+
+    #[test]
+    fn split_dash_matches_java() {
+        let cases: &[(&str, &[&str])] = &[
+            ("task-foo-1-", &["task", "foo", "1"]),
+            ("a--b", &["a", "", "b"]),
+            ("-a", &["", "a"]),
+            ("--", &[]),
+            ("-", &[]),
+            ("", &[""]),
+            ("a", &["a"]),
+            ("a-", &["a"]),
+            ("a---", &["a"]),
+            ("-a-", &["", "a"]),
+            ("--a", &["", "", "a"]),
+            ("task-my-conn-12", &["task", "my", "conn", "12"]),
+            ("task--1", &["task", "", "1"]),
+            ("task-a--b-0", &["task", "a", "", "b", "0"]),
+            ("task-foo--1", &["task", "foo", "", "1"]),
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(split_dash(input), expected, "split_dash({input:?})");
+        }
+    }
+
+    #[test]
+    fn base64_decode_accepts_what_java_accepts() {
+        let one_to_32: Vec<u8> = (1..=32).collect();
+        let cases: &[(&str, &[u8])] = &[
+            ("", &[]),
+            ("AQID", &[1, 2, 3]),
+            ("AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=", &one_to_32),
+            ("AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA", &one_to_32),
+            ("AQ", &[1]),
+            ("AQ==", &[1]),
+            ("AQI", &[1, 2]),
+            ("AQI=", &[1, 2]),
+            ("QUI=", b"AB"),
+            ("QQ==", b"A"),
+            ("QR==", &[0x41]),
+            ("QR", &[0x41]),
+            ("QUJ=", b"AB"),
+            ("+/+/", &[0xFB, 0xFF, 0xBF]),
+            ("AQIDAQ==", &[1, 2, 3, 1]),
+        ];
+        for &(input, expected) in cases {
+            assert_eq!(
+                base64_decode(input).as_deref(),
+                Ok(expected),
+                "base64_decode({input:?})"
+            );
+        }
+    }
+
+    #[test]
+    fn base64_decode_rejects_what_java_rejects() {
+        let cases: &[(&str, usize)] = &[
+            ("AQ=", 2),
+            ("AQ=x", 2),
+            ("A", 0),
+            ("=", 0),
+            ("==", 0),
+            ("A=", 1),
+            ("A==", 1),
+            ("A===", 1),
+            ("AQIDA", 4),
+            ("AQIDA=", 5),
+            ("AQID=", 4),
+            ("AQID==", 4),
+            ("QUI==", 4),
+            ("AQ===", 4),
+            ("AQ==AQ==", 4),
+            ("AQ==\n", 4),
+            ("QUI=A", 4),
+            ("AQ-D", 2),
+            ("AQ_D", 2),
+            ("AQ D", 2),
+            ("AQID\n", 4),
+            ("AQID\r\nAQID", 4),
+            (" AQID", 0),
+            ("AQé=", 2),
+            ("AQ😀", 2),
+        ];
+        for &(input, position) in cases {
+            let err = base64_decode(input).expect_err(input);
+            assert_eq!(err.position, position, "base64_decode({input:?}): {err}");
+        }
+    }
+
+    #[test]
+    fn base64_error_display() {
+        let err = base64_decode("AQ-D").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid Base64 at character 2: not a character of the Base64 alphabet"
+        );
+    }
+
+    #[test]
+    fn base64_encode_known_values() {
+        assert_eq!(base64_encode(b""), "");
+        assert_eq!(base64_encode(b"A"), "QQ==");
+        assert_eq!(base64_encode(b"AB"), "QUI=");
+        assert_eq!(base64_encode(b"ABC"), "QUJD");
+        assert_eq!(base64_encode(&[0xFB, 0xFF, 0xBF]), "+/+/");
+        let one_to_32: Vec<u8> = (1..=32).collect();
+        assert_eq!(
+            base64_encode(&one_to_32),
+            "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="
+        );
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for len in 0..20u8 {
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| i.wrapping_mul(97).wrapping_add(200))
+                .collect();
+            let encoded = base64_encode(&bytes);
+            assert_eq!(encoded.len(), bytes.len().div_ceil(3) * 4);
+            assert_eq!(base64_decode(&encoded), Ok(bytes.clone()), "{encoded}");
+            let unpadded = encoded.trim_end_matches('=');
+            assert_eq!(base64_decode(unpadded), Ok(bytes), "{unpadded}");
+        }
+    }
+
+    #[test]
+    fn string_hash_code_matches_java() {
+        assert_eq!(string_hash_code(""), 0);
+        assert_eq!(string_hash_code("a"), 97);
+        // Values computed with Python over the UTF-16 code units.
+        assert_eq!(string_hash_code("connector-foo"), -340_588_730);
+        assert_eq!(string_hash_code("task-my-conn-12"), 1_739_269_769);
+        // U+1F600 is the surrogate pair D83D DE00: 0xD83D * 31 + 0xDE00.
+        assert_eq!(string_hash_code("😀"), 1_772_899);
+        assert_eq!(string_hash_code("a😀b"), 57_849_694);
+    }
+}

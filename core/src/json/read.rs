@@ -1,0 +1,1544 @@
+//! Reading: Jackson 2.16's `ObjectMapper.readTree(byte[])` as configured by Kafka's
+//! `JsonConverter`, followed by the schemaless conversion to Java values.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::value::{JavaDouble, JsonObject, JsonValue};
+
+/// Maximum nesting depth of arrays and objects (Jackson `StreamReadConstraints` default).
+const MAX_DEPTH: usize = 1000;
+/// Maximum number of digits of a number (Jackson `StreamReadConstraints` default).
+const MAX_NUMBER_LEN: usize = 1000;
+/// Maximum length of a string value in UTF-16 code units (Jackson `StreamReadConstraints` default).
+const MAX_STRING_LEN: usize = 20_000_000;
+/// Maximum length of a member name in bytes (Jackson `StreamReadConstraints` default).
+const MAX_NAME_LEN: usize = 50_000;
+/// The UTF-8 byte order mark.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+/// What a lone UTF-16 surrogate becomes.
+const REPLACEMENT: char = '\u{FFFD}';
+
+/// Why some bytes are not JSON that Java Connect would accept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// Byte offset in the input (counting a BOM, if any) where the problem was found.
+    pub position: usize,
+    /// What is wrong.
+    pub kind: JsonErrorKind,
+}
+
+/// The kind of a [`JsonError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonErrorKind {
+    /// The input ends inside a value.
+    UnexpectedEnd,
+    /// A byte that cannot start or continue the value here.
+    UnexpectedByte(u8),
+    /// A misspelled `true`, `false` or `null`, or one directly followed by a letter or digit.
+    InvalidLiteral,
+    /// A number that does not follow JSON's number grammar (leading zeros are allowed).
+    InvalidNumber,
+    /// A number with more than 1000 digits (leading zeros of the integer part not counted).
+    NumberTooLong,
+    /// A backslash escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`.
+    InvalidEscape,
+    /// A raw byte below 0x20 inside a string.
+    ControlCharacterInString,
+    /// Bytes inside a string that even Jackson's lenient UTF-8 decoder rejects.
+    InvalidUtf8,
+    /// A string value longer than 20,000,000 UTF-16 code units.
+    StringTooLong,
+    /// A member name longer than 50,000 bytes.
+    NameTooLong,
+    /// Arrays and objects nested more than 1000 deep.
+    TooDeep,
+}
+
+impl JsonError {
+    fn new(position: usize, kind: JsonErrorKind) -> Self {
+        Self { position, kind }
+    }
+}
+
+impl fmt::Display for JsonErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::UnexpectedEnd => f.write_str("unexpected end of input"),
+            Self::UnexpectedByte(b) if b == b' ' || b.is_ascii_graphic() => {
+                write!(f, "unexpected character '{}'", char::from(b))
+            }
+            Self::UnexpectedByte(b) => write!(f, "unexpected byte 0x{b:02X}"),
+            Self::InvalidLiteral => {
+                f.write_str("unrecognized token (expected 'true', 'false' or 'null')")
+            }
+            Self::InvalidNumber => f.write_str("invalid number"),
+            Self::NumberTooLong => write!(f, "number longer than {MAX_NUMBER_LEN} digits"),
+            Self::InvalidEscape => f.write_str("invalid escape sequence in string"),
+            Self::ControlCharacterInString => f.write_str("unescaped control character in string"),
+            Self::InvalidUtf8 => f.write_str("invalid UTF-8 in string"),
+            Self::StringTooLong => write!(f, "string longer than {MAX_STRING_LEN} characters"),
+            Self::NameTooLong => write!(f, "member name longer than {MAX_NAME_LEN} bytes"),
+            Self::TooDeep => write!(f, "arrays and objects nested more than {MAX_DEPTH} deep"),
+        }
+    }
+}
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid JSON at byte {}: {}", self.position, self.kind)
+    }
+}
+
+impl core::error::Error for JsonError {}
+
+/// Parses `bytes` exactly as Kafka Connect's `JsonConverter` (`schemas.enable=false`) does: Jackson
+/// 2.16's `ObjectMapper.readTree(bytes)` (with `ALLOW_LEADING_ZEROS_FOR_NUMBERS` and
+/// `USE_BIG_DECIMAL_FOR_FLOATS`) followed by the schemaless conversion to Java values.
+///
+/// Returns `Ok(None)` for Jackson's "missing node" (empty input, or only whitespace, possibly after
+/// a BOM) and `Ok(Some(JsonValue::Null))` for the literal `null`; callers treat both as tombstones.
+///
+/// The rules, all Jackson's:
+///
+/// * A UTF-8 BOM is skipped when the input is at least 4 bytes long (Jackson's encoding detection
+///   needs 4 bytes; UTF-16/32 inputs, which Jackson would also detect, are rejected here).
+/// * Only the first value is parsed; whatever follows it is neither parsed nor inspected, except
+///   that a number at the top level must be followed by whitespace or the end (`12}` is an error,
+///   `12 }` is 12), and `true`/`false`/`null` anywhere must not be followed directly by a letter,
+///   digit, `_` or `$` (non-ASCII characters are classified approximately, see below).
+/// * Whitespace is space, tab, line feed and carriage return. No comments, single quotes, unquoted
+///   names, trailing commas, `NaN`, `Infinity`, leading `+` or `.`.
+/// * Duplicate member names: the last one wins.
+/// * Numbers: `-`? digits (leading zeros allowed) (`.` digits)? (`e`/`E` `+`/`-`? digits)?, at most
+///   1000 digits (leading zeros of the integer part not counted). Without fraction and exponent:
+///   [`JsonValue::Long`], keeping the low 64 bits of out-of-range values (`BigInteger.longValue`).
+///   Otherwise: [`JsonValue::Double`] with the correctly rounded value of the decimal
+///   (`BigDecimal.doubleValue`), overflowing to ±infinity; a decimal whose digits are all zero is
+///   `+0.0` even when written `-0.0`, because `BigDecimal` has no negative zero (but a negative
+///   number that underflows is `-0.0`).
+/// * Strings: escapes `\" \\ \/ \b \f \n \r \t \uXXXX`; raw bytes below 0x20 are errors. Raw
+///   bytes are decoded like Jackson's UTF-8 decoder, which only checks lead and continuation bytes:
+///   overlong forms and encoded surrogates are accepted. Java strings are UTF-16: a high surrogate
+///   followed by a low surrogate (whether escaped, like `\uD83D\uDE00`, or raw) is one
+///   supplementary character. **A lone surrogate, which a Java string can hold but a Rust string
+///   cannot, becomes U+FFFD.**
+/// * Limits (Jackson's `StreamReadConstraints` defaults): nesting depth 1000, number length 1000
+///   digits, string values 20,000,000 UTF-16 units, member names 50,000 bytes.
+///
+/// Approximation: after a literal, Jackson rejects a following character if
+/// `Character.isJavaIdentifierPart` holds. That is exact for ASCII; for other characters it is
+/// approximated with Unicode's alphanumeric property plus common currency symbols, connector
+/// punctuation, format characters and combining marks.
+pub fn parse(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
+    let start = if bytes.len() >= 4 && bytes.starts_with(&BOM) {
+        BOM.len()
+    } else {
+        0
+    };
+    let mut parser = Parser { bytes, pos: start };
+    parser.skip_ws();
+    if parser.pos >= bytes.len() {
+        return Ok(None);
+    }
+    parser.parse_root().map(Some)
+}
+
+/// An array or object whose members are still being read.
+enum Frame {
+    Array(Vec<JsonValue>),
+    /// The members so far, and the name of the member whose value is being read.
+    Object(JsonObject, String),
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        let n = rest
+            .iter()
+            .position(|&b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        self.pos += n;
+    }
+
+    /// The error for finding `found` (or the end) at the current position.
+    fn unexpected(&self, found: Option<u8>) -> JsonError {
+        match found {
+            Some(b) => JsonError::new(self.pos, JsonErrorKind::UnexpectedByte(b)),
+            None => JsonError::new(self.pos, JsonErrorKind::UnexpectedEnd),
+        }
+    }
+
+    /// Reads one value starting at the current (non-whitespace) position; iterative, so deep
+    /// nesting cannot overflow the stack.
+    fn parse_root(&mut self) -> Result<JsonValue, JsonError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            let mut value = match self.peek() {
+                Some(b'[') => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(JsonError::new(self.pos, JsonErrorKind::TooDeep));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        JsonValue::Array(Vec::new())
+                    } else {
+                        stack.push(Frame::Array(Vec::new()));
+                        continue 'value;
+                    }
+                }
+                Some(b'{') => {
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(JsonError::new(self.pos, JsonErrorKind::TooDeep));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        JsonValue::Object(JsonObject::new())
+                    } else {
+                        let name = self.parse_member_name()?;
+                        stack.push(Frame::Object(JsonObject::new(), name));
+                        continue 'value;
+                    }
+                }
+                Some(b'"') => {
+                    self.pos += 1;
+                    JsonValue::String(self.parse_string(false)?)
+                }
+                Some(b't') => {
+                    self.parse_literal(b"true")?;
+                    JsonValue::Bool(true)
+                }
+                Some(b'f') => {
+                    self.parse_literal(b"false")?;
+                    JsonValue::Bool(false)
+                }
+                Some(b'n') => {
+                    self.parse_literal(b"null")?;
+                    JsonValue::Null
+                }
+                Some(b'-' | b'0'..=b'9') => self.parse_number(stack.is_empty())?,
+                other => return Err(self.unexpected(other)),
+            };
+            // Hand the finished value to its container; close containers as they end.
+            loop {
+                let Some(mut frame) = stack.pop() else {
+                    return Ok(value);
+                };
+                self.skip_ws();
+                let next = self.peek();
+                match &mut frame {
+                    Frame::Array(items) => {
+                        items.push(value);
+                        match next {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                stack.push(frame);
+                                continue 'value;
+                            }
+                            Some(b']') => self.pos += 1,
+                            other => return Err(self.unexpected(other)),
+                        }
+                    }
+                    Frame::Object(members, name) => {
+                        members.insert(core::mem::take(name), value);
+                        match next {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                *name = self.parse_member_name()?;
+                                stack.push(frame);
+                                continue 'value;
+                            }
+                            Some(b'}') => self.pos += 1,
+                            other => return Err(self.unexpected(other)),
+                        }
+                    }
+                }
+                value = match frame {
+                    Frame::Array(items) => JsonValue::Array(items),
+                    Frame::Object(members, _) => JsonValue::Object(members),
+                };
+            }
+        }
+    }
+
+    /// Reads `"name"`, the colon and the whitespace after it.
+    fn parse_member_name(&mut self) -> Result<String, JsonError> {
+        match self.peek() {
+            Some(b'"') => self.pos += 1,
+            other => return Err(self.unexpected(other)),
+        }
+        let name = self.parse_string(true)?;
+        self.skip_ws();
+        match self.peek() {
+            Some(b':') => self.pos += 1,
+            other => return Err(self.unexpected(other)),
+        }
+        self.skip_ws();
+        Ok(name)
+    }
+
+    /// Reads `word` (`true`, `false` or `null`) and checks what follows it like Jackson's
+    /// `_matchToken`.
+    fn parse_literal(&mut self, word: &[u8]) -> Result<(), JsonError> {
+        let start = self.pos;
+        let end = start + word.len();
+        if self.bytes.get(start..end) != Some(word) {
+            return Err(JsonError::new(start, JsonErrorKind::InvalidLiteral));
+        }
+        self.pos = end;
+        match self.peek() {
+            None => Ok(()),
+            Some(b) if b < b'0' || b == b']' || b == b'}' => Ok(()),
+            Some(_) => {
+                if is_java_identifier_part(self.decode_char_for_error(end)?) {
+                    Err(JsonError::new(start, JsonErrorKind::InvalidLiteral))
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// Decodes the character at `at` like Jackson's `_decodeCharForError` followed by a cast to
+    /// `char`: lenient UTF-8, truncated to 16 bits.
+    fn decode_char_for_error(&self, at: usize) -> Result<u16, JsonError> {
+        let Some(&lead) = self.bytes.get(at) else {
+            return Err(JsonError::new(at, JsonErrorKind::UnexpectedEnd));
+        };
+        if lead < 0x80 {
+            return Ok(u16::from(lead));
+        }
+        let Some((bits, need)) = utf8_lead(lead) else {
+            return Err(JsonError::new(at, JsonErrorKind::InvalidUtf8));
+        };
+        let c = continue_utf8(self.bytes, at, bits, need)?;
+        Ok(c as u16)
+    }
+
+    /// Reads a number starting at the current position (`-` or a digit).
+    fn parse_number(&mut self, at_root: bool) -> Result<JsonValue, JsonError> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut i = start;
+        let negative = bytes.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let int_start = i;
+        i = skip_digits(bytes, i);
+        if i == int_start {
+            return Err(JsonError::new(i, JsonErrorKind::InvalidNumber));
+        }
+        let int_digits = sub(bytes, int_start, i);
+        let mut is_float = false;
+        let mut frac_digits: &[u8] = &[];
+        if bytes.get(i) == Some(&b'.') {
+            i += 1;
+            let frac_start = i;
+            i = skip_digits(bytes, i);
+            if i == frac_start {
+                return Err(JsonError::new(i, JsonErrorKind::InvalidNumber));
+            }
+            frac_digits = sub(bytes, frac_start, i);
+            is_float = true;
+        }
+        let mut exponent: Option<(bool, &[u8])> = None;
+        if matches!(bytes.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            let exp_negative = match bytes.get(i) {
+                Some(b'-') => {
+                    i += 1;
+                    true
+                }
+                Some(b'+') => {
+                    i += 1;
+                    false
+                }
+                _ => false,
+            };
+            let exp_start = i;
+            i = skip_digits(bytes, i);
+            if i == exp_start {
+                return Err(JsonError::new(i, JsonErrorKind::InvalidNumber));
+            }
+            exponent = Some((exp_negative, sub(bytes, exp_start, i)));
+            is_float = true;
+        }
+        // Jackson requires white space between a top-level number and anything after it.
+        if at_root {
+            match bytes.get(i) {
+                None | Some(b' ' | b'\t' | b'\n' | b'\r') => {}
+                Some(&b) => return Err(JsonError::new(i, JsonErrorKind::UnexpectedByte(b))),
+            }
+        }
+        self.pos = i;
+
+        // Jackson skips leading zeros of the integer part before counting (but keeps one).
+        let int_len = int_digits
+            .iter()
+            .position(|&d| d != b'0')
+            .map_or(1, |first| int_digits.len() - first);
+
+        if !is_float {
+            if int_len > MAX_NUMBER_LEN {
+                return Err(JsonError::new(start, JsonErrorKind::NumberTooLong));
+            }
+            // Java's BigInteger.longValue(): the low 64 bits of the two's complement.
+            let magnitude = int_digits.iter().fold(0u64, |acc, &d| {
+                acc.wrapping_mul(10).wrapping_add(u64::from(d & 0x0F))
+            });
+            let bits = if negative {
+                magnitude.wrapping_neg()
+            } else {
+                magnitude
+            };
+            return Ok(JsonValue::Long(bits as i64));
+        }
+
+        let exp_len = exponent.map_or(0, |(_, digits)| digits.len());
+        if int_len + frac_digits.len() + exp_len > MAX_NUMBER_LEN {
+            return Err(JsonError::new(start, JsonErrorKind::NumberTooLong));
+        }
+        let value: f64 = core::str::from_utf8(sub(bytes, start, i))
+            .ok()
+            .and_then(|text| text.parse().ok())
+            .ok_or(JsonError::new(start, JsonErrorKind::InvalidNumber))?;
+        // BigDecimal has no negative zero: a zero decimal becomes +0.0. Only when BigDecimal
+        // rejects the exponent does Jackson fall back to Double.parseDouble, which keeps the sign.
+        let all_zero = int_digits.iter().chain(frac_digits).all(|&d| d == b'0');
+        let value = if all_zero && big_decimal_accepts(frac_digits.len(), exponent) {
+            0.0
+        } else {
+            value
+        };
+        Ok(JsonValue::Double(JavaDouble::new(value)))
+    }
+
+    /// Reads a string whose opening quote is just before the current position.
+    fn parse_string(&mut self, is_name: bool) -> Result<String, JsonError> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let end = scan_plain(bytes, start);
+        // Fast path: no escapes, valid UTF-8.
+        if bytes.get(end) == Some(&b'"') {
+            if let Ok(text) = core::str::from_utf8(sub(bytes, start, end)) {
+                check_string_len(text, end - start, is_name, start)?;
+                self.pos = end + 1;
+                return Ok(String::from(text));
+            }
+        }
+        self.parse_string_slow(start, end, is_name)
+    }
+
+    /// The general string decoder: escapes, Jackson's lenient UTF-8, UTF-16 surrogate pairing.
+    fn parse_string_slow(
+        &mut self,
+        start: usize,
+        first_run_end: usize,
+        is_name: bool,
+    ) -> Result<String, JsonError> {
+        let bytes = self.bytes;
+        let mut sink = Utf16Sink::with_capacity(first_run_end - start + 16);
+        // Length of the name as Jackson counts it: raw bytes, plus escapes re-encoded as UTF-8.
+        let mut jackson_len = 0usize;
+        let mut run_start = start;
+        let mut run_end = first_run_end;
+        loop {
+            if run_end > run_start {
+                decode_run(bytes, run_start, run_end, &mut sink, is_name)?;
+                jackson_len += run_end - run_start;
+            }
+            match bytes.get(run_end) {
+                None => return Err(JsonError::new(run_end, JsonErrorKind::UnexpectedEnd)),
+                Some(b'"') => {
+                    self.pos = run_end + 1;
+                    break;
+                }
+                Some(b'\\') => {
+                    let (unit, next) = decode_escape(bytes, run_end)?;
+                    sink.push_unit(unit);
+                    jackson_len += match unit {
+                        0..=0x7F => 1,
+                        0x80..=0x7FF => 2,
+                        _ => 3,
+                    };
+                    run_start = next;
+                    run_end = scan_plain(bytes, next);
+                }
+                Some(_) => {
+                    return Err(JsonError::new(
+                        run_end,
+                        JsonErrorKind::ControlCharacterInString,
+                    ))
+                }
+            }
+        }
+        let text = sink.finish();
+        check_string_len(&text, jackson_len, is_name, start)?;
+        Ok(text)
+    }
+}
+
+/// Applies Jackson's length limits to a decoded string.
+fn check_string_len(
+    text: &str,
+    jackson_name_len: usize,
+    is_name: bool,
+    start: usize,
+) -> Result<(), JsonError> {
+    let quote = start.saturating_sub(1);
+    if is_name {
+        if jackson_name_len > MAX_NAME_LEN {
+            return Err(JsonError::new(quote, JsonErrorKind::NameTooLong));
+        }
+    } else if text.len() > MAX_STRING_LEN && text.encode_utf16().count() > MAX_STRING_LEN {
+        // (UTF-16 length never exceeds UTF-8 length, so the cheap test comes first. A lone
+        // surrogate and its U+FFFD are both one UTF-16 unit, so the count is Java's.)
+        return Err(JsonError::new(quote, JsonErrorKind::StringTooLong));
+    }
+    Ok(())
+}
+
+/// `bytes[from..to]`, or empty if out of range (never panics).
+fn sub(bytes: &[u8], from: usize, to: usize) -> &[u8] {
+    bytes.get(from..to).unwrap_or_default()
+}
+
+/// The index of the first non-digit at or after `i`.
+fn skip_digits(bytes: &[u8], i: usize) -> usize {
+    let rest = bytes.get(i..).unwrap_or_default();
+    i + rest
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(rest.len())
+}
+
+/// The index of the first `"`, `\` or control byte at or after `i` (or the end).
+fn scan_plain(bytes: &[u8], i: usize) -> usize {
+    let rest = bytes.get(i..).unwrap_or_default();
+    i + rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .unwrap_or(rest.len())
+}
+
+/// Whether `new BigDecimal(text)` accepts the exponent: at most 10 significant exponent digits,
+/// the exponent within `int`, and the resulting scale (fraction digits minus exponent) within
+/// `int`.
+fn big_decimal_accepts(fraction_digits: usize, exponent: Option<(bool, &[u8])>) -> bool {
+    let Some((negative, digits)) = exponent else {
+        return true;
+    };
+    let significant = digits
+        .iter()
+        .position(|&d| d != b'0')
+        .map_or(&[][..], |first| sub(digits, first, digits.len()));
+    if significant.len() > 10 {
+        return false;
+    }
+    let magnitude = significant
+        .iter()
+        .fold(0i64, |acc, &d| acc * 10 + i64::from(d & 0x0F));
+    let exp = if negative { -magnitude } else { magnitude };
+    let int_range = i64::from(i32::MIN)..=i64::from(i32::MAX);
+    if !int_range.contains(&exp) {
+        return false;
+    }
+    exp == 0 || i64::try_from(fraction_digits).is_ok_and(|scale| int_range.contains(&(scale - exp)))
+}
+
+/// Classifies a UTF-8 lead byte (>= 0x80) like Jackson: payload bits and continuation count.
+fn utf8_lead(lead: u8) -> Option<(u32, usize)> {
+    if lead & 0xE0 == 0xC0 {
+        Some((u32::from(lead & 0x1F), 1))
+    } else if lead & 0xF0 == 0xE0 {
+        Some((u32::from(lead & 0x0F), 2))
+    } else if lead & 0xF8 == 0xF0 {
+        Some((u32::from(lead & 0x07), 3))
+    } else {
+        None
+    }
+}
+
+/// Reads `need` continuation bytes after the lead byte at `at`, accumulating the code point.
+/// Like Jackson, only checks that they are continuation bytes (no overlong/range checks).
+fn continue_utf8(bytes: &[u8], at: usize, bits: u32, need: usize) -> Result<u32, JsonError> {
+    let mut c = bits;
+    for k in 1..=need {
+        match bytes.get(at + k) {
+            None => return Err(JsonError::new(at + k, JsonErrorKind::UnexpectedEnd)),
+            Some(&d) if d & 0xC0 == 0x80 => c = (c << 6) | u32::from(d & 0x3F),
+            Some(_) => return Err(JsonError::new(at + k, JsonErrorKind::InvalidUtf8)),
+        }
+    }
+    Ok(c)
+}
+
+/// Decodes `bytes[from..to]` (no quotes, backslashes or control bytes) into `sink`: valid UTF-8
+/// in bulk, anything else one sequence at a time like Jackson.
+fn decode_run(
+    bytes: &[u8],
+    from: usize,
+    to: usize,
+    sink: &mut Utf16Sink,
+    is_name: bool,
+) -> Result<(), JsonError> {
+    let mut pos = from;
+    while pos < to {
+        match core::str::from_utf8(sub(bytes, pos, to)) {
+            Ok(text) => {
+                sink.push_str(text);
+                return Ok(());
+            }
+            Err(e) => {
+                let valid = e.valid_up_to();
+                if let Ok(text) = core::str::from_utf8(sub(bytes, pos, pos + valid)) {
+                    sink.push_str(text);
+                }
+                pos = decode_lenient(bytes, pos + valid, sink, is_name)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes one sequence that standard UTF-8 rejects, as Jackson does; returns the next index.
+///
+/// Jackson accepts overlong forms, encoded surrogates and 4-byte sequences above U+10FFFF. A
+/// 4-byte sequence becomes `0xD800 | (c >> 10)` (string values) or `0xD800 + (c >> 10)` (member
+/// names), then `0xDC00 | (c & 0x3FF)`, with `c = codepoint - 0x10000` and Java `char` truncation.
+fn decode_lenient(
+    bytes: &[u8],
+    at: usize,
+    sink: &mut Utf16Sink,
+    is_name: bool,
+) -> Result<usize, JsonError> {
+    let Some(&lead) = bytes.get(at) else {
+        return Err(JsonError::new(at, JsonErrorKind::UnexpectedEnd));
+    };
+    if lead < 0x80 {
+        sink.push_unit(u16::from(lead));
+        return Ok(at + 1);
+    }
+    let Some((bits, need)) = utf8_lead(lead) else {
+        return Err(JsonError::new(at, JsonErrorKind::InvalidUtf8));
+    };
+    let c = continue_utf8(bytes, at, bits, need)?;
+    if need < 3 {
+        sink.push_unit(c as u16);
+    } else {
+        let c = c as i32 - 0x10000;
+        let high = if is_name {
+            0xD800 + (c >> 10)
+        } else {
+            0xD800 | (c >> 10)
+        };
+        sink.push_unit(high as u16);
+        sink.push_unit((0xDC00 | (c & 0x3FF)) as u16);
+    }
+    Ok(at + 1 + need)
+}
+
+/// Decodes the escape whose backslash is at `at`; returns the UTF-16 unit and the next index.
+fn decode_escape(bytes: &[u8], at: usize) -> Result<(u16, usize), JsonError> {
+    let unit = match bytes.get(at + 1) {
+        None => return Err(JsonError::new(at + 1, JsonErrorKind::UnexpectedEnd)),
+        Some(b'"') => 0x22,
+        Some(b'\\') => 0x5C,
+        Some(b'/') => 0x2F,
+        Some(b'b') => 0x08,
+        Some(b'f') => 0x0C,
+        Some(b'n') => 0x0A,
+        Some(b'r') => 0x0D,
+        Some(b't') => 0x09,
+        Some(b'u') => {
+            let mut unit = 0u16;
+            for k in 2..6 {
+                let digit = match bytes.get(at + k) {
+                    None => return Err(JsonError::new(at + k, JsonErrorKind::UnexpectedEnd)),
+                    Some(&h) => match h {
+                        b'0'..=b'9' => h - b'0',
+                        b'a'..=b'f' => h - b'a' + 10,
+                        b'A'..=b'F' => h - b'A' + 10,
+                        _ => return Err(JsonError::new(at + k, JsonErrorKind::InvalidEscape)),
+                    },
+                };
+                unit = (unit << 4) | u16::from(digit);
+            }
+            return Ok((unit, at + 6));
+        }
+        Some(_) => return Err(JsonError::new(at + 1, JsonErrorKind::InvalidEscape)),
+    };
+    Ok((unit, at + 2))
+}
+
+/// Builds a Rust string from Java's view of it (UTF-16 units), pairing surrogates and replacing
+/// lone ones with U+FFFD.
+struct Utf16Sink {
+    out: String,
+    pending_high: Option<u16>,
+}
+
+impl Utf16Sink {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            out: String::with_capacity(capacity),
+            pending_high: None,
+        }
+    }
+
+    /// Emits U+FFFD for a high surrogate that turned out to be lone.
+    fn flush(&mut self) {
+        if self.pending_high.take().is_some() {
+            self.out.push(REPLACEMENT);
+        }
+    }
+
+    fn push_str(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.flush();
+            self.out.push_str(text);
+        }
+    }
+
+    fn push_unit(&mut self, unit: u16) {
+        match unit {
+            0xD800..=0xDBFF => {
+                self.flush();
+                self.pending_high = Some(unit);
+            }
+            0xDC00..=0xDFFF => match self.pending_high.take() {
+                Some(high) => {
+                    let c =
+                        0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(unit) - 0xDC00);
+                    self.out.push(char::from_u32(c).unwrap_or(REPLACEMENT));
+                }
+                None => self.out.push(REPLACEMENT),
+            },
+            _ => {
+                self.flush();
+                self.out
+                    .push(char::from_u32(u32::from(unit)).unwrap_or(REPLACEMENT));
+            }
+        }
+    }
+
+    fn finish(mut self) -> String {
+        self.flush();
+        self.out
+    }
+}
+
+/// Java's `Character.isJavaIdentifierPart(char)`: exact for ASCII and Latin-1 controls,
+/// approximate for the rest of the BMP (no Unicode category tables in `core`).
+fn is_java_identifier_part(unit: u16) -> bool {
+    match unit {
+        // Identifier-ignorable control characters.
+        0x00..=0x08 | 0x0E..=0x1B | 0x7F..=0x9F => true,
+        0x24 | 0x5F | 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A => true,
+        0x00..=0x7E | 0xD800..=0xDFFF => false,
+        // Currency symbols (Sc).
+        0xA2..=0xA5
+        | 0x058F
+        | 0x060B
+        | 0x07FE..=0x07FF
+        | 0x09F2..=0x09F3
+        | 0x09FB
+        | 0x0AF1
+        | 0x0BF9
+        | 0x0E3F
+        | 0x17DB
+        | 0x20A0..=0x20C0
+        | 0xA838
+        | 0xFDFC
+        | 0xFE69
+        | 0xFF04
+        | 0xFFE0..=0xFFE1
+        | 0xFFE5..=0xFFE6 => true,
+        // Connector punctuation (Pc).
+        0x203F..=0x2040 | 0x2054 | 0xFE33..=0xFE34 | 0xFE4D..=0xFE4F | 0xFF3F => true,
+        // Format characters (Cf), which Java treats as identifier-ignorable.
+        0xAD
+        | 0x0600..=0x0605
+        | 0x061C
+        | 0x06DD
+        | 0x070F
+        | 0x0890..=0x0891
+        | 0x08E2
+        | 0x180E
+        | 0x200B..=0x200F
+        | 0x202A..=0x202E
+        | 0x2060..=0x2064
+        | 0x2066..=0x206F
+        | 0xFEFF
+        | 0xFFF9..=0xFFFB => true,
+        // Common combining marks (Mn).
+        0x0300..=0x036F
+        | 0x0483..=0x0487
+        | 0x1AB0..=0x1ABD
+        | 0x1DC0..=0x1DFF
+        | 0x20D0..=0x20DC
+        | 0x20E1
+        | 0x20E5..=0x20F0
+        | 0xFE00..=0xFE0F
+        | 0xFE20..=0xFE2F => true,
+        _ => char::from_u32(u32::from(unit)).is_some_and(char::is_alphanumeric),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::collections::BTreeMap;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn ok(input: &[u8]) -> JsonValue {
+        match parse(input) {
+            Ok(Some(v)) => v,
+            other => panic!("{:?}: {other:?}", String::from_utf8_lossy(input)),
+        }
+    }
+
+    fn err(input: &[u8]) -> JsonError {
+        match parse(input) {
+            Err(e) => e,
+            other => panic!(
+                "{:?} should fail: {other:?}",
+                String::from_utf8_lossy(input)
+            ),
+        }
+    }
+
+    fn kind(input: &[u8]) -> JsonErrorKind {
+        err(input).kind
+    }
+
+    fn long(n: i64) -> JsonValue {
+        JsonValue::Long(n)
+    }
+
+    fn double(v: f64) -> JsonValue {
+        JsonValue::Double(JavaDouble::new(v))
+    }
+
+    fn string(s: &str) -> JsonValue {
+        JsonValue::String(s.to_string())
+    }
+
+    fn obj(members: &[(&str, JsonValue)]) -> JsonValue {
+        JsonValue::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<BTreeMap<_, _>>(),
+        )
+    }
+
+    fn bits(v: &JsonValue) -> u64 {
+        match v {
+            JsonValue::Double(d) => d.get().to_bits(),
+            other => panic!("not a double: {other:?}"),
+        }
+    }
+
+    // ---- missing node, null, BOM ----
+
+    #[test]
+    fn empty_and_whitespace_are_missing() {
+        assert_eq!(parse(b""), Ok(None));
+        assert_eq!(parse(b" "), Ok(None));
+        assert_eq!(parse(b" \t\r\n  \n"), Ok(None));
+        assert_eq!(parse(b"\xEF\xBB\xBF "), Ok(None));
+        assert_eq!(parse(b"\xEF\xBB\xBF\r\n\t "), Ok(None));
+    }
+
+    #[test]
+    fn other_whitespace_is_rejected() {
+        assert_eq!(kind(b"\x0B"), JsonErrorKind::UnexpectedByte(0x0B));
+        assert_eq!(kind(b"\x0C1"), JsonErrorKind::UnexpectedByte(0x0C));
+        assert_eq!(kind(b"\xC2\xA01"), JsonErrorKind::UnexpectedByte(0xC2));
+        assert_eq!(kind(b"[1,\x0B2]"), JsonErrorKind::UnexpectedByte(0x0B));
+    }
+
+    #[test]
+    fn literal_null_is_not_missing() {
+        assert_eq!(parse(b"null"), Ok(Some(JsonValue::Null)));
+        assert_eq!(parse(b"  null  "), Ok(Some(JsonValue::Null)));
+    }
+
+    #[test]
+    fn bom_is_skipped() {
+        assert_eq!(ok(b"\xEF\xBB\xBF{\"a\":1}"), obj(&[("a", long(1))]));
+        assert_eq!(ok(b"\xEF\xBB\xBF1"), long(1));
+        assert_eq!(ok(b"\xEF\xBB\xBF null"), JsonValue::Null);
+    }
+
+    #[test]
+    fn bom_needs_four_bytes_and_only_one_is_skipped() {
+        // Jackson only looks for a BOM when at least 4 bytes are available.
+        assert_eq!(
+            err(b"\xEF\xBB\xBF"),
+            JsonError::new(0, JsonErrorKind::UnexpectedByte(0xEF))
+        );
+        assert_eq!(
+            kind(b"\xEF\xBB\xBF\xEF\xBB\xBF{}"),
+            JsonErrorKind::UnexpectedByte(0xEF)
+        );
+        // A BOM not at the start is not whitespace.
+        assert_eq!(
+            kind(b" \xEF\xBB\xBF{}"),
+            JsonErrorKind::UnexpectedByte(0xEF)
+        );
+    }
+
+    #[test]
+    fn utf16_input_is_rejected() {
+        assert!(parse(b"\xFE\xFF\x00{\x00}").is_err());
+        assert!(parse(b"\x00{\x00}").is_err());
+        assert!(parse(b"1\x00").is_err());
+    }
+
+    // ---- trailing content ----
+
+    #[test]
+    fn trailing_garbage_is_ignored() {
+        assert_eq!(ok(br#"{"tasks":2} xyz"#), obj(&[("tasks", long(2))]));
+        assert_eq!(ok(b"{}}"), obj(&[]));
+        assert_eq!(ok(b"[]]"), JsonValue::Array(vec![]));
+        assert_eq!(ok(b"{}{\"a\":"), obj(&[]));
+        assert_eq!(ok(b"\"a\"b"), string("a"));
+        assert_eq!(ok(b"\"a\"\xFF\x00"), string("a"));
+        assert_eq!(ok(b"[1]\xFF"), JsonValue::Array(vec![long(1)]));
+        assert_eq!(ok(b"null,"), JsonValue::Null);
+        assert_eq!(ok(b"true]"), JsonValue::Bool(true));
+        assert_eq!(ok(b"false}"), JsonValue::Bool(false));
+        assert_eq!(ok(b"true:"), JsonValue::Bool(true));
+        assert_eq!(ok(b"true x"), JsonValue::Bool(true));
+        assert_eq!(ok(b"12 xyz"), long(12));
+        assert_eq!(ok(b"12\n}"), long(12));
+        assert_eq!(ok(b"1.5\t]"), double(1.5));
+        assert_eq!(ok(b"1e2\r\n,"), double(100.0));
+    }
+
+    #[test]
+    fn top_level_number_needs_whitespace_after_it() {
+        assert_eq!(
+            err(b"123abc"),
+            JsonError::new(3, JsonErrorKind::UnexpectedByte(b'a'))
+        );
+        assert_eq!(kind(b"123}"), JsonErrorKind::UnexpectedByte(b'}'));
+        assert_eq!(kind(b"123,"), JsonErrorKind::UnexpectedByte(b','));
+        assert_eq!(kind(b"123\""), JsonErrorKind::UnexpectedByte(b'"'));
+        assert_eq!(kind(b"1.5x"), JsonErrorKind::UnexpectedByte(b'x'));
+        assert_eq!(kind(b"1e5_"), JsonErrorKind::UnexpectedByte(b'_'));
+        assert_eq!(kind(b"-0/"), JsonErrorKind::UnexpectedByte(b'/'));
+        assert_eq!(kind(b"7\x00"), JsonErrorKind::UnexpectedByte(0));
+        // Inside containers the normal grammar applies.
+        assert_eq!(ok(b"[1]"), JsonValue::Array(vec![long(1)]));
+        assert_eq!(ok(b"{\"a\":1}"), obj(&[("a", long(1))]));
+        assert_eq!(kind(b"[1a]"), JsonErrorKind::UnexpectedByte(b'a'));
+        assert_eq!(kind(b"{\"a\":1x}"), JsonErrorKind::UnexpectedByte(b'x'));
+    }
+
+    #[test]
+    fn literal_followed_by_identifier_character() {
+        for input in [
+            &b"truex"[..],
+            b"true1",
+            b"true_",
+            b"true\x7F",
+            b"nullnull",
+            b"falsey",
+            b"[truex]",
+            b"{\"a\":nullx}",
+            "true\u{e9}".as_bytes(),
+            "null\u{20AC}".as_bytes(),
+            b"true\xC0\x80", // overlong NUL: an identifier-ignorable character for Java
+        ] {
+            assert_eq!(kind(input), JsonErrorKind::InvalidLiteral, "{input:?}");
+        }
+        assert_eq!(ok("true\u{a0}".as_bytes()), JsonValue::Bool(true));
+        assert_eq!(ok("true\u{2028}".as_bytes()), JsonValue::Bool(true));
+        // Java truncates U+1F600 to the private-use char U+F600: not an identifier part.
+        assert_eq!(ok("true\u{1F600}".as_bytes()), JsonValue::Bool(true));
+        // Jackson only checks characters from '0' up: '$' (0x24) ends the literal.
+        assert_eq!(ok(b"true$"), JsonValue::Bool(true));
+        assert_eq!(ok(b"null;"), JsonValue::Null);
+        assert_eq!(ok(b"null@"), JsonValue::Null);
+        assert_eq!(ok(b"null~"), JsonValue::Null);
+        assert_eq!(kind(b"true\xFF"), JsonErrorKind::InvalidUtf8);
+        assert_eq!(kind(b"true\xC3"), JsonErrorKind::UnexpectedEnd);
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(ok(b"true"), JsonValue::Bool(true));
+        assert_eq!(ok(b"false"), JsonValue::Bool(false));
+        for input in [
+            &b"tru"[..],
+            b"nul",
+            b"fals",
+            b"trUe",
+            b"f",
+            b"nil",
+            b"[tru]",
+        ] {
+            assert_eq!(kind(input), JsonErrorKind::InvalidLiteral, "{input:?}");
+        }
+        assert_eq!(kind(b"undefined"), JsonErrorKind::UnexpectedByte(b'u'));
+        assert_eq!(kind(b"True"), JsonErrorKind::UnexpectedByte(b'T'));
+        assert_eq!(kind(b"NULL"), JsonErrorKind::UnexpectedByte(b'N'));
+    }
+
+    // ---- numbers ----
+
+    #[test]
+    fn integers() {
+        assert_eq!(ok(b"0"), long(0));
+        assert_eq!(ok(b"-0"), long(0));
+        assert_eq!(ok(b"42"), long(42));
+        assert_eq!(ok(b"-42"), long(-42));
+        assert_eq!(ok(b"9223372036854775807"), long(i64::MAX));
+        assert_eq!(ok(b"-9223372036854775808"), long(i64::MIN));
+    }
+
+    #[test]
+    fn leading_zeros_are_allowed() {
+        assert_eq!(ok(b"007"), long(7));
+        assert_eq!(ok(b"-00"), long(0));
+        assert_eq!(ok(b"00"), long(0));
+        assert_eq!(ok(b"-007"), long(-7));
+        assert_eq!(ok(b"[01,002]"), JsonValue::Array(vec![long(1), long(2)]));
+        assert_eq!(ok(b"00.5"), double(0.5));
+        assert_eq!(ok(b"-001.25e1"), double(-12.5));
+    }
+
+    #[test]
+    fn integers_wrap_like_big_integer_long_value() {
+        assert_eq!(ok(b"9223372036854775808"), long(i64::MIN));
+        assert_eq!(ok(b"-9223372036854775809"), long(i64::MAX));
+        assert_eq!(ok(b"18446744073709551615"), long(-1));
+        assert_eq!(ok(b"18446744073709551616"), long(0));
+        assert_eq!(ok(b"18446744073709551618"), long(2));
+        assert_eq!(ok(b"-18446744073709551618"), long(-2));
+        assert_eq!(ok(b"-18446744073709551616"), long(0));
+        // 10^20 mod 2^64 = 7766279631452241920
+        assert_eq!(
+            ok(b"100000000000000000000"),
+            long(7_766_279_631_452_241_920)
+        );
+        assert_eq!(
+            ok(b"-100000000000000000000"),
+            long(-7_766_279_631_452_241_920)
+        );
+        assert_eq!(ok(b"000000000000000000000000000000042"), long(42));
+    }
+
+    #[test]
+    fn floats() {
+        assert_eq!(ok(b"1.5"), double(1.5));
+        assert_eq!(ok(b"-1.5"), double(-1.5));
+        assert_eq!(ok(b"1e2"), double(100.0));
+        assert_eq!(ok(b"1E2"), double(100.0));
+        assert_eq!(ok(b"1E+2"), double(100.0));
+        assert_eq!(ok(b"1e-2"), double(0.01));
+        assert_eq!(ok(b"1.0"), double(1.0));
+        assert_eq!(ok(b"0.1"), double(0.1));
+        assert_eq!(ok(b"2.5e-3"), double(0.0025));
+        assert_eq!(ok(b"1e007"), double(1e7));
+        assert_eq!(
+            ok(b"123456789012345678901234567890.0"),
+            double(1.2345678901234568e29)
+        );
+        assert_eq!(ok(b"0.30000000000000004"), double(0.30000000000000004));
+        assert_eq!(ok(b"4.9e-324"), double(4.9e-324));
+        assert_eq!(ok(b"1.7976931348623157e308"), double(f64::MAX));
+    }
+
+    #[test]
+    fn float_overflow_and_underflow() {
+        assert_eq!(ok(b"1e400"), double(f64::INFINITY));
+        assert_eq!(ok(b"-1e400"), double(f64::NEG_INFINITY));
+        assert_eq!(ok(b"1e-400"), double(0.0));
+        // A nonzero decimal that underflows keeps its sign (BigDecimal.doubleValue).
+        assert_eq!(bits(&ok(b"-1e-400")), (-0.0f64).to_bits());
+        // An exponent BigDecimal rejects: Jackson falls back to Double.parseDouble.
+        assert_eq!(ok(b"1e2147483648"), double(f64::INFINITY));
+        assert_eq!(ok(b"1e99999999999999999999"), double(f64::INFINITY));
+        assert_eq!(ok(b"1e-99999999999999999999"), double(0.0));
+    }
+
+    #[test]
+    fn zero_decimals_lose_their_sign_like_big_decimal() {
+        let plus_zero = 0.0f64.to_bits();
+        let minus_zero = (-0.0f64).to_bits();
+        assert_eq!(bits(&ok(b"0.0")), plus_zero);
+        assert_eq!(bits(&ok(b"-0.0")), plus_zero);
+        assert_eq!(bits(&ok(b"-0e5")), plus_zero);
+        assert_eq!(bits(&ok(b"-000.000E-7")), plus_zero);
+        assert_eq!(ok(b"[-0.0]"), JsonValue::Array(vec![double(0.0)]));
+        // When BigDecimal rejects the exponent, Double.parseDouble keeps the sign.
+        assert_eq!(bits(&ok(b"-0e2147483648")), minus_zero);
+        assert_eq!(bits(&ok(b"-0.0e-2147483647")), minus_zero);
+        assert_eq!(bits(&ok(b"-0e-2147483647")), plus_zero);
+        assert_eq!(bits(&ok(b"-0e00000000000002147483647")), plus_zero);
+    }
+
+    #[test]
+    fn big_decimal_exponent_rules() {
+        assert!(big_decimal_accepts(0, None));
+        assert!(big_decimal_accepts(0, Some((false, b"2147483647"))));
+        assert!(!big_decimal_accepts(0, Some((false, b"2147483648"))));
+        assert!(big_decimal_accepts(0, Some((true, b"2147483647"))));
+        // exp = -2147483648 fits an int, but the scale 0 - exp does not.
+        assert!(!big_decimal_accepts(0, Some((true, b"2147483648"))));
+        assert!(big_decimal_accepts(1, Some((false, b"2147483647"))));
+        assert!(!big_decimal_accepts(1, Some((true, b"2147483647"))));
+        assert!(big_decimal_accepts(0, Some((false, b"000000000000000001"))));
+        assert!(!big_decimal_accepts(0, Some((false, b"10000000000"))));
+        assert!(big_decimal_accepts(5, Some((true, b"0"))));
+    }
+
+    #[test]
+    fn rejected_numbers() {
+        for input in [
+            &b"-"[..],
+            b"-x",
+            b"-.5",
+            b"1.",
+            b"1.e5",
+            b"1e",
+            b"1e+",
+            b"1E-",
+            b"-Infinity",
+            b"[1.]",
+            b"[1e]",
+            b"[-]",
+            b"1.5.",
+        ] {
+            let e = err(input);
+            assert!(
+                matches!(
+                    e.kind,
+                    JsonErrorKind::InvalidNumber | JsonErrorKind::UnexpectedByte(_)
+                ),
+                "{input:?}: {e:?}"
+            );
+        }
+        assert_eq!(kind(b"1."), JsonErrorKind::InvalidNumber);
+        assert_eq!(kind(b"1e"), JsonErrorKind::InvalidNumber);
+        assert_eq!(kind(b"-"), JsonErrorKind::InvalidNumber);
+        assert_eq!(kind(b"+1"), JsonErrorKind::UnexpectedByte(b'+'));
+        assert_eq!(kind(b".5"), JsonErrorKind::UnexpectedByte(b'.'));
+        assert_eq!(kind(b"NaN"), JsonErrorKind::UnexpectedByte(b'N'));
+        assert_eq!(kind(b"Infinity"), JsonErrorKind::UnexpectedByte(b'I'));
+        assert_eq!(kind(b"0x1F"), JsonErrorKind::UnexpectedByte(b'x'));
+        assert_eq!(kind(b"[0x1F]"), JsonErrorKind::UnexpectedByte(b'x'));
+        assert_eq!(kind(b"[+1]"), JsonErrorKind::UnexpectedByte(b'+'));
+        assert_eq!(kind(b"[.5]"), JsonErrorKind::UnexpectedByte(b'.'));
+        assert_eq!(kind(b"1.5.3"), JsonErrorKind::UnexpectedByte(b'.'));
+    }
+
+    #[test]
+    fn number_length_limit() {
+        let digits = |n: usize| "9".repeat(n);
+        assert!(matches!(ok(digits(1000).as_bytes()), JsonValue::Long(_)));
+        assert_eq!(kind(digits(1001).as_bytes()), JsonErrorKind::NumberTooLong);
+        // Leading zeros of the integer part are not counted; the sign is not counted.
+        let padded = alloc::format!("-{}{}", "0".repeat(5000), digits(1000));
+        assert!(matches!(ok(padded.as_bytes()), JsonValue::Long(_)));
+        // Floats count integer, fraction and exponent digits.
+        let f = alloc::format!("1.{}e10", "5".repeat(997));
+        assert!(matches!(ok(f.as_bytes()), JsonValue::Double(_)));
+        let f = alloc::format!("1.{}e10", "5".repeat(998));
+        assert_eq!(kind(f.as_bytes()), JsonErrorKind::NumberTooLong);
+        let f = alloc::format!("0.{}", "0".repeat(1000));
+        assert_eq!(kind(f.as_bytes()), JsonErrorKind::NumberTooLong);
+        let f = alloc::format!("0.{}", "0".repeat(999));
+        assert_eq!(bits(&ok(f.as_bytes())), 0);
+    }
+
+    // ---- strings ----
+
+    #[test]
+    fn plain_strings() {
+        assert_eq!(ok(b"\"\""), string(""));
+        assert_eq!(ok(b"\"abc\""), string("abc"));
+        assert_eq!(
+            ok("\"h\u{e9}llo \u{1F600} \u{2028}\"".as_bytes()),
+            string("h\u{e9}llo \u{1F600} \u{2028}")
+        );
+        assert_eq!(ok(b"\"\x7F\""), string("\u{7f}"));
+        assert_eq!(ok(b"\"a/b\""), string("a/b"));
+    }
+
+    #[test]
+    fn all_escapes() {
+        assert_eq!(
+            ok(br#""\"\\\/\b\f\n\r\t""#),
+            string("\"\\/\u{8}\u{c}\n\r\t")
+        );
+        assert_eq!(
+            ok(br#""\u0041\u00e9\u00E9\u20ac\u0000""#),
+            string("A\u{e9}\u{e9}\u{20ac}\0")
+        );
+        assert_eq!(ok(br#""x\u001Fy""#), string("x\u{1f}y"));
+        assert_eq!(ok(br#""\uFFFF""#), string("\u{ffff}"));
+        assert_eq!(
+            ok("\"\u{e9}\\n\u{e9}\"".as_bytes()),
+            string("\u{e9}\n\u{e9}")
+        );
+    }
+
+    #[test]
+    fn invalid_escapes() {
+        for input in [
+            &br#""\a""#[..],
+            br#""\'""#,
+            br#""\x41""#,
+            br#""\U0041""#,
+            br#""\u004""#,
+            br#""\u00G1""#,
+            br#""\ ""#,
+            b"\"\\\xC3\xA9\"",
+        ] {
+            assert_eq!(kind(input), JsonErrorKind::InvalidEscape, "{input:?}");
+        }
+        assert_eq!(kind(br#""\"#), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind(br#""\u00"#), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(
+            err(br#""ab\q""#),
+            JsonError::new(4, JsonErrorKind::InvalidEscape)
+        );
+    }
+
+    #[test]
+    fn surrogate_pairs_and_lone_surrogates() {
+        assert_eq!(ok(br#""\uD83D\uDE00""#), string("\u{1F600}"));
+        assert_eq!(ok(br#""\ud83d\ude00""#), string("\u{1F600}"));
+        assert_eq!(ok(br#""\uD83D""#), string("\u{FFFD}"));
+        assert_eq!(ok(br#""\uDE00""#), string("\u{FFFD}"));
+        assert_eq!(ok(br#""a\uD83Db""#), string("a\u{FFFD}b"));
+        assert_eq!(ok(br#""\uD83D\n""#), string("\u{FFFD}\n"));
+        assert_eq!(ok(br#""\uD83D\uD83D\uDE00""#), string("\u{FFFD}\u{1F600}"));
+        assert_eq!(ok(br#""\uDE00\uD83D""#), string("\u{FFFD}\u{FFFD}"));
+        assert_eq!(ok(br#""\uD83D\u0041""#), string("\u{FFFD}A"));
+        // A high surrogate escape followed by a raw supplementary character.
+        assert_eq!(
+            ok("\"\\uD83D\u{1F600}\"".as_bytes()),
+            string("\u{FFFD}\u{1F600}")
+        );
+        // Lone surrogates in member names too.
+        assert_eq!(ok(br#"{"\uD800":1}"#), obj(&[("\u{FFFD}", long(1))]));
+    }
+
+    #[test]
+    fn raw_control_characters_are_rejected() {
+        assert_eq!(
+            err(b"\"a\x01b\""),
+            JsonError::new(2, JsonErrorKind::ControlCharacterInString)
+        );
+        assert_eq!(kind(b"\"\n\""), JsonErrorKind::ControlCharacterInString);
+        assert_eq!(kind(b"\"\t\""), JsonErrorKind::ControlCharacterInString);
+        assert_eq!(kind(b"\"\x00\""), JsonErrorKind::ControlCharacterInString);
+        assert_eq!(
+            kind(b"\"\\n\x1F\""),
+            JsonErrorKind::ControlCharacterInString
+        );
+        assert_eq!(
+            kind(b"{\"a\x1Fb\":1}"),
+            JsonErrorKind::ControlCharacterInString
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_rejected() {
+        for input in [
+            &b"\"\xFF\""[..],
+            b"\"\x80\"",
+            b"\"\xBF\"",
+            b"\"\xF8\x88\x80\x80\x80\"",
+            b"\"\xC3(\"",
+            b"\"\xE2\x82(\"",
+            b"\"\xC3\"",
+            b"\"a\xC3\\n\"",
+            b"\"\xE2\x82\x01\"",
+            b"{\"\xFF\":1}",
+            b"{\"a\xC3\":1}",
+        ] {
+            assert_eq!(kind(input), JsonErrorKind::InvalidUtf8, "{input:?}");
+        }
+        assert_eq!(
+            err(b"\"ab\xFF\""),
+            JsonError::new(3, JsonErrorKind::InvalidUtf8)
+        );
+        assert_eq!(kind(b"\"\xE2\x82"), JsonErrorKind::UnexpectedEnd);
+    }
+
+    #[test]
+    fn jackson_lenient_utf8() {
+        // Overlong encodings decode to their value.
+        assert_eq!(ok(b"\"\xC1\x81\""), string("A"));
+        assert_eq!(ok(b"\"\xC0\x80\""), string("\0"));
+        assert_eq!(ok(b"\"\xE0\x81\x81\""), string("A"));
+        // Encoded surrogates are UTF-16 units: lone ones become U+FFFD, pairs combine
+        // (CESU-8), also with escapes.
+        assert_eq!(ok(b"\"\xED\xA0\x80\""), string("\u{FFFD}"));
+        assert_eq!(ok(b"\"\xED\xA0\xBD\xED\xB8\x80\""), string("\u{1F600}"));
+        assert_eq!(ok(b"\"\xED\xA0\xBD\\uDE00\""), string("\u{1F600}"));
+        assert_eq!(ok(b"\"\\uD83D\xED\xB8\x80\""), string("\u{1F600}"));
+        assert_eq!(
+            ok(b"{\"\xED\xA0\xBD\xED\xB8\x80\":1}"),
+            obj(&[("\u{1F600}", long(1))])
+        );
+        // Beyond U+10FFFF: two low surrogates.
+        assert_eq!(ok(b"\"\xF4\x90\x80\x80\""), string("\u{FFFD}\u{FFFD}"));
+        assert_eq!(ok(b"\"\xF7\xBF\xBF\xBF\""), string("\u{FFFD}\u{FFFD}"));
+        // Overlong 4-byte forms: `|` for values, `+` for names.
+        assert_eq!(ok(b"\"\xF0\x80\x80\x80\""), string("\u{FFC0}\u{FFFD}"));
+        assert_eq!(
+            ok(b"{\"\xF0\x80\x80\x80\":1}"),
+            obj(&[("\u{D7C0}\u{FFFD}", long(1))])
+        );
+        // Valid text around invalid-but-accepted sequences survives.
+        assert_eq!(
+            ok("\"\u{e9}\u{1F600}\u{20AC}\\n\u{e9}\"".as_bytes()),
+            string("\u{e9}\u{1F600}\u{20AC}\n\u{e9}")
+        );
+        assert_eq!(
+            ok("\"\u{e9}\u{20AC}\u{e9}\u{1F600}\u{20AC}\u{e9}\"".as_bytes()),
+            string("\u{e9}\u{20AC}\u{e9}\u{1F600}\u{20AC}\u{e9}")
+        );
+        assert_eq!(
+            ok(b"\"\xC3\xA9\xC0\x80\xC3\xA9\""),
+            string("\u{e9}\0\u{e9}")
+        );
+    }
+
+    #[test]
+    fn unterminated_strings() {
+        assert_eq!(kind(b"\""), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind(b"\"abc"), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind(b"\"abc\\\""), JsonErrorKind::UnexpectedEnd);
+        assert_eq!(kind(b"{\"abc"), JsonErrorKind::UnexpectedEnd);
+    }
+
+    #[test]
+    fn string_and_name_length_limits() {
+        let name = "n".repeat(50_000);
+        let input = alloc::format!("{{\"{name}\":1}}");
+        assert!(ok(input.as_bytes())
+            .as_object()
+            .is_some_and(|o| o.contains_key(&name)));
+        let input = alloc::format!("{{\"{name}x\":1}}");
+        assert_eq!(kind(input.as_bytes()), JsonErrorKind::NameTooLong);
+        // Escapes count as their UTF-8 re-encoding: \u00e9 is 2 bytes.
+        let input = alloc::format!("{{\"{}\\u00e9\":1}}", "n".repeat(49_998));
+        assert!(parse(input.as_bytes()).is_ok());
+        let input = alloc::format!("{{\"{}\\u00e9\":1}}", "n".repeat(49_999));
+        assert_eq!(kind(input.as_bytes()), JsonErrorKind::NameTooLong);
+        // String values: 20,000,000 UTF-16 units.
+        let value = "v".repeat(MAX_STRING_LEN);
+        let input = alloc::format!("\"{value}\"");
+        assert!(parse(input.as_bytes()).is_ok());
+        let input = alloc::format!("[\"{value}\\n\"]");
+        assert_eq!(kind(input.as_bytes()), JsonErrorKind::StringTooLong);
+        // More than 20M bytes but not more than 20M UTF-16 units.
+        let value = "\u{e9}".repeat(MAX_STRING_LEN / 2 + 1);
+        let input = alloc::format!("\"{value}\"");
+        assert!(parse(input.as_bytes()).is_ok());
+    }
+
+    // ---- containers ----
+
+    #[test]
+    fn objects_and_arrays() {
+        assert_eq!(ok(b"{}"), obj(&[]));
+        assert_eq!(ok(b"[]"), JsonValue::Array(vec![]));
+        assert_eq!(ok(b" { } "), obj(&[]));
+        assert_eq!(ok(b"[ ]"), JsonValue::Array(vec![]));
+        assert_eq!(
+            ok(br#" { "a" : [ 1 , 2.5 , "x" , true , false , null , { } , [ ] ] , "b" : { "c" : { "d" : [ [ ] ] } } } "#),
+            obj(&[
+                (
+                    "a",
+                    JsonValue::Array(vec![
+                        long(1),
+                        double(2.5),
+                        string("x"),
+                        JsonValue::Bool(true),
+                        JsonValue::Bool(false),
+                        JsonValue::Null,
+                        obj(&[]),
+                        JsonValue::Array(vec![]),
+                    ])
+                ),
+                (
+                    "b",
+                    obj(&[("c", obj(&[("d", JsonValue::Array(vec![JsonValue::Array(vec![])]))]))])
+                ),
+            ])
+        );
+        assert_eq!(
+            ok(b"{\n\t\"connector.class\":\"x\",\r\n\"tasks.max\":\"1\"}"),
+            obj(&[("connector.class", string("x")), ("tasks.max", string("1"))])
+        );
+    }
+
+    #[test]
+    fn duplicate_names_last_wins() {
+        assert_eq!(ok(br#"{"a":1,"a":2}"#), obj(&[("a", long(2))]));
+        assert_eq!(
+            ok(br#"{"a":{"x":1},"b":0,"a":[3]}"#),
+            obj(&[("a", JsonValue::Array(vec![long(3)])), ("b", long(0))])
+        );
+        assert_eq!(
+            ok(br#"{"a":1,"\u0061":null}"#),
+            obj(&[("a", JsonValue::Null)])
+        );
+    }
+
+    #[test]
+    fn malformed_containers() {
+        for (input, expected) in [
+            (&b"[1,]"[..], JsonErrorKind::UnexpectedByte(b']')),
+            (b"{\"a\":1,}", JsonErrorKind::UnexpectedByte(b'}')),
+            (b"[,1]", JsonErrorKind::UnexpectedByte(b',')),
+            (b"[1 2]", JsonErrorKind::UnexpectedByte(b'2')),
+            (b"[1,,2]", JsonErrorKind::UnexpectedByte(b',')),
+            (b"{\"a\" 1}", JsonErrorKind::UnexpectedByte(b'1')),
+            (b"{\"a\":}", JsonErrorKind::UnexpectedByte(b'}')),
+            (b"{a:1}", JsonErrorKind::UnexpectedByte(b'a')),
+            (b"{'a':1}", JsonErrorKind::UnexpectedByte(b'\'')),
+            (b"['a']", JsonErrorKind::UnexpectedByte(b'\'')),
+            (b"{1:1}", JsonErrorKind::UnexpectedByte(b'1')),
+            (b"{\"a\":1]", JsonErrorKind::UnexpectedByte(b']')),
+            (b"[1}", JsonErrorKind::UnexpectedByte(b'}')),
+            (b"[", JsonErrorKind::UnexpectedEnd),
+            (b"[1", JsonErrorKind::UnexpectedEnd),
+            (b"[1,", JsonErrorKind::UnexpectedEnd),
+            (b"{", JsonErrorKind::UnexpectedEnd),
+            (b"{\"a\"", JsonErrorKind::UnexpectedEnd),
+            (b"{\"a\":", JsonErrorKind::UnexpectedEnd),
+            (b"{\"a\":1", JsonErrorKind::UnexpectedEnd),
+            (b"]", JsonErrorKind::UnexpectedByte(b']')),
+            (b"}", JsonErrorKind::UnexpectedByte(b'}')),
+            (b",", JsonErrorKind::UnexpectedByte(b',')),
+            (b":", JsonErrorKind::UnexpectedByte(b':')),
+            (b"/* c */ {}", JsonErrorKind::UnexpectedByte(b'/')),
+            (b"[1 // c\n]", JsonErrorKind::UnexpectedByte(b'/')),
+            (b"# c\n{}", JsonErrorKind::UnexpectedByte(b'#')),
+        ] {
+            assert_eq!(
+                kind(input),
+                expected,
+                "{:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+        assert_eq!(
+            err(b"[1,]"),
+            JsonError::new(3, JsonErrorKind::UnexpectedByte(b']'))
+        );
+    }
+
+    #[test]
+    fn nesting_limit() {
+        let nested = |n: usize| alloc::format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse(nested(1000).as_bytes()).is_ok());
+        assert_eq!(
+            err(nested(1001).as_bytes()),
+            JsonError::new(1000, JsonErrorKind::TooDeep)
+        );
+        let objects = |n: usize| alloc::format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
+        assert!(parse(objects(1000).as_bytes()).is_ok());
+        assert_eq!(kind(objects(1001).as_bytes()), JsonErrorKind::TooDeep);
+        // An empty container still counts as a level.
+        let input = alloc::format!("{}{{}}{}", "[".repeat(1000), "]".repeat(1000));
+        assert_eq!(kind(input.as_bytes()), JsonErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn very_deep_nesting_is_an_error_not_a_stack_overflow() {
+        assert_eq!(kind("[".repeat(100_000).as_bytes()), JsonErrorKind::TooDeep);
+        assert_eq!(
+            kind("{\"a\":".repeat(100_000).as_bytes()),
+            JsonErrorKind::TooDeep
+        );
+        assert_eq!(
+            kind("[{\"a\":".repeat(100_000).as_bytes()),
+            JsonErrorKind::TooDeep
+        );
+    }
+
+    #[test]
+    fn error_display() {
+        assert_eq!(
+            err(b"{\"a\":1x}").to_string(),
+            "invalid JSON at byte 6: unexpected character 'x'"
+        );
+        assert_eq!(
+            err(b"[\x01]").to_string(),
+            "invalid JSON at byte 1: unexpected byte 0x01"
+        );
+        assert_eq!(
+            err(b"[").to_string(),
+            "invalid JSON at byte 1: unexpected end of input"
+        );
+        let e: &dyn core::error::Error = &err(b"x");
+        assert!(e.to_string().starts_with("invalid JSON at byte 0"));
+    }
+
+    #[test]
+    fn never_panics_on_truncations_of_valid_documents() {
+        let doc = "\u{feff}{\"a\":[1,-2.5e-3,\"\\uD83D\\uDE00\u{e9}\\n\",true,false,null,{\"b\":{}}],\"c\":007}";
+        let bytes = doc.as_bytes();
+        for end in 0..=bytes.len() {
+            let _ = parse(&bytes[..end]);
+            for start in 0..end {
+                let _ = parse(&bytes[start..end]);
+            }
+        }
+        assert!(parse(bytes).is_ok());
+    }
+
+    #[test]
+    fn never_panics_on_arbitrary_bytes() {
+        // A small deterministic generator over an alphabet rich in JSON syntax.
+        let alphabet: &[u8] = b"{}[]\",:\\/ -+.eE0123456789truefalsnu\t\n\x00\x1F\x7F\xC0\xC3\xA9\xED\xA0\xF0\x9F\x98\x80\xFFbx";
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut buf = Vec::new();
+        for _ in 0..20_000 {
+            buf.clear();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 24) as usize;
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                buf.push(alphabet[(state % alphabet.len() as u64) as usize]);
+            }
+            let _ = parse(&buf);
+        }
+    }
+}

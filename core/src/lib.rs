@@ -1,0 +1,68 @@
+//! # connect-state-core
+//!
+//! Sans-IO state machines that replay Kafka Connect's internal topics exactly as Java Connect's
+//! `KafkaConfigBackingStore` does, and build the exact records a writer must produce.
+//!
+//! ```text
+//!   transport (Kafka, in-memory simulator, kcat dump)
+//!        │  Record { key, value, offset, partition }
+//!        ▼
+//!   ┌──────────────┐  poll_event()   ┌──────────────────────────┐
+//!   │  ConfigLog   │ ──────────────▶ │ ConfigEvent (Java's      │
+//!   │  (this crate)│                 │ UpdateListener callbacks)│
+//!   └──────────────┘                 └──────────────────────────┘
+//!        │ snapshot()  diagnostics()  checkpoint()
+//!        ▼
+//!   ConfigSnapshot (= Java's ClusterConfigState, O(1) to clone)
+//! ```
+//!
+//! The crate performs no IO, reads no clock and uses no randomness. It is `no_std` + `alloc`;
+//! the default `std` feature only forwards to dependencies.
+//!
+//! ## The drive loop
+//!
+//! After every `handle_*` call, drain `poll_event` until it returns `None` before the next
+//! `handle_*` call.
+//!
+//! ```
+//! use connect_state_core::config::ConfigLog;
+//! use connect_state_core::Record;
+//!
+//! let mut log = ConfigLog::new();
+//! // Start-up: replay the topic to its end offset. No events are produced yet.
+//! log.handle_record(Record::new(b"connector-orders", Some(br#"{"properties":{"tasks.max":"1"}}"#), 0))
+//!     .unwrap();
+//! log.mark_caught_up();
+//! // Tail: records now produce events, like Java's UpdateListener callbacks.
+//! log.handle_record(Record::new(b"target-state-orders", Some(br#"{"state":"PAUSED","state.v2":"PAUSED"}"#), 1))
+//!     .unwrap();
+//! while let Some(event) = log.poll_event() {
+//!     println!("{event:?}");
+//! }
+//! let snapshot = log.snapshot();
+//! assert_eq!(snapshot.offset(), 2);
+//! ```
+//!
+//! ## Panic policy
+//!
+//! No record contents, checkpoint bytes or write-side input can make this crate panic. Bad input
+//! is either skipped in the way Java skips it (reported through [`RecordOutcome`] and counted in
+//! the diagnostics) or refused with a typed error.
+
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+extern crate alloc;
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+pub mod checkpoint;
+pub mod config;
+pub(crate) mod java;
+pub mod json;
+mod position;
+mod record;
+mod sync;
+
+pub use record::{Record, RecordError, RecordOutcome};

@@ -1,0 +1,83 @@
+//! The input every state machine consumes, and what handling one record produced.
+
+use core::fmt;
+
+/// One record read from a topic: borrowed key and value bytes, offset and partition.
+///
+/// `value: None` is a tombstone (a Kafka null value). `key: None` is a record without a key,
+/// which brokers refuse on compacted topics but dumps may still contain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// The key bytes, as written (Connect writes UTF-8 strings).
+    pub key: Option<&'a [u8]>,
+    /// The value bytes; `None` is a tombstone.
+    pub value: Option<&'a [u8]>,
+    /// The record's offset in its partition.
+    pub offset: i64,
+    /// The partition the record was read from.
+    pub partition: i32,
+}
+
+impl<'a> Record<'a> {
+    /// A keyed record on partition 0.
+    pub fn new(key: &'a [u8], value: Option<&'a [u8]>, offset: i64) -> Self {
+        Self {
+            key: Some(key),
+            value,
+            offset,
+            partition: 0,
+        }
+    }
+
+    /// The same record on another partition.
+    #[must_use]
+    pub fn with_partition(self, partition: i32) -> Self {
+        Self { partition, ..self }
+    }
+}
+
+/// What happened to a record that was accepted for handling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordOutcome<S> {
+    /// The record was applied to the state (possibly as a no-op, exactly as Java applies it).
+    Applied,
+    /// The record was skipped, as Java skips it; the reason says why. The skip is also counted in
+    /// the machine's diagnostics.
+    Skipped(S),
+}
+
+impl<S> RecordOutcome<S> {
+    /// Whether the record was applied.
+    pub fn is_applied(&self) -> bool {
+        matches!(self, Self::Applied)
+    }
+}
+
+/// A record the caller should never have passed: the state is left untouched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// Offsets start at 0.
+    NegativeOffset {
+        /// The offending offset.
+        offset: i64,
+    },
+    /// Partitions start at 0.
+    NegativePartition {
+        /// The offending partition.
+        partition: i32,
+    },
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NegativeOffset { offset } => write!(f, "record offset {offset} is negative"),
+            Self::NegativePartition { partition } => {
+                write!(f, "record partition {partition} is negative")
+            }
+        }
+    }
+}
+
+impl core::error::Error for RecordError {}
