@@ -161,9 +161,9 @@ impl ConfigLog {
         let key = keys::key_string(key_bytes);
         match keys::dispatch(&key) {
             ConfigKey::TargetState(c) => self.on_target_state(c, &body),
-            ConfigKey::Connector(c) => self.on_connector(c, &body),
+            ConfigKey::Connector(c) => self.on_connector(c, body),
             ConfigKey::Task { connector, task } => {
-                self.on_task(connector, task, &body, record.offset)
+                self.on_task(connector, task, body, record.offset)
             }
             ConfigKey::UnparseableTask => Err(ConfigSkip::UnparseableTaskKey),
             ConfigKey::Commit(c) => self.on_commit(c, &body, record.offset),
@@ -198,7 +198,7 @@ impl ConfigLog {
         self.state.deferred.remove(c);
     }
 
-    fn on_connector(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
+    fn on_connector(&mut self, c: &str, body: Body) -> Result<(), ConfigSkip> {
         if body.is_none() {
             self.remove_connector(c);
             self.emit(ConfigEvent::ConnectorConfigRemoved {
@@ -222,7 +222,7 @@ impl ConfigLog {
         &mut self,
         connector: String,
         task: i32,
-        body: &Body,
+        body: Body,
         offset: i64,
     ) -> Result<(), ConfigSkip> {
         if body.is_none() {

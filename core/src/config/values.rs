@@ -35,11 +35,13 @@ pub(crate) fn object(body: &Body) -> Result<&JsonObject, ConfigSkip> {
         .ok_or_else(|| wrong("a JSON object"))
 }
 
-/// The `properties` map of a connector or task config record.
-pub(crate) fn properties(body: &Body) -> Result<Properties, ConfigSkip> {
-    let map = object(body)?;
-    match map.get("properties") {
-        Some(JsonValue::Object(props)) => Ok(props.clone()),
+/// The `properties` map of a connector or task config record, moved out of the value.
+pub(crate) fn properties(body: Body) -> Result<Properties, ConfigSkip> {
+    let Some(JsonValue::Object(mut map)) = body else {
+        return Err(wrong("a JSON object"));
+    };
+    match map.remove("properties") {
+        Some(JsonValue::Object(props)) => Ok(props),
         _ => Err(wrong("an object member `properties`")),
     }
 }
