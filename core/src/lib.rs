@@ -66,3 +66,8 @@ mod record;
 mod sync;
 
 pub use record::{Record, RecordError, RecordOutcome};
+
+/// The README's code blocks, compiled and run as doctests so the README cannot drift.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
