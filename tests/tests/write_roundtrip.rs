@@ -177,11 +177,8 @@ fn stopping_writes_an_empty_commit_first() {
 fn session_keys_restarts_and_logger_levels_round_trip() {
     let mut cluster = Cluster::new();
     let key: Vec<u8> = (0..=255).collect();
-    let events = cluster.execute(write::put_session_key(
-        &key,
-        "HmacSHA256",
-        1_732_870_000_000,
-    ));
+    let events =
+        cluster.execute(write::put_session_key(&key, "HmacSHA256", 1_732_870_000_000).unwrap());
     let [ConfigEvent::SessionKeyUpdated { key: read }] = &events[..] else {
         panic!("expected one session key event, got {events:?}");
     };

@@ -10,6 +10,8 @@ use super::event::ConfigEvent;
 use super::snapshot::ConfigSnapshot;
 use super::types::Properties;
 use crate::json::Natural;
+use alloc::collections::BTreeMap;
+use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Serializes a [`ConfigSnapshot`] in the JSON contract.
@@ -130,29 +132,20 @@ impl Serialize for SnapshotJson<'_> {
     }
 }
 
-/// `{"c1": {"0": {...}, "1": {...}}}`: task configs grouped by connector, tasks in numeric order.
+/// `{"c1": {"0": {...}, "1": {...}}}`: task configs grouped by connector; like every map of the
+/// contract, sorted by key (so task "10" sorts before task "2").
 struct TaskConfigsJson<'a>(&'a ConfigSnapshot);
 
 impl Serialize for TaskConfigsJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        let mut iter = self.0.task_configs().peekable();
-        while let Some((first, props)) = iter.next() {
-            let connector = &first.connector;
-            let mut group = alloc::vec![(first.task, props)];
-            while let Some((id, p)) = iter.next_if(|(id, _)| &id.connector == connector) {
-                group.push((id.task, p));
-            }
-            map.serialize_entry(
-                connector,
-                &MapOf(|| {
-                    group
-                        .iter()
-                        .map(|(task, p)| (alloc::format!("{task}"), PropsJson(p)))
-                }),
-            )?;
+        let mut grouped: BTreeMap<&str, BTreeMap<String, PropsJson<'_>>> = BTreeMap::new();
+        for (id, props) in self.0.task_configs() {
+            grouped
+                .entry(id.connector.as_str())
+                .or_default()
+                .insert(alloc::format!("{}", id.task), PropsJson(props));
         }
-        map.end()
+        grouped.serialize(s)
     }
 }
 

@@ -52,6 +52,9 @@ pub const NO_OFFSET: i64 = -1;
 /// Cloning is O(1). Taking one with [`ConfigLog::snapshot`](super::ConfigLog::snapshot) is O(1)
 /// too; the machine copies a collection only the first time it changes it afterwards. Every
 /// iterator is sorted by connector name (Java uses HashMap order).
+///
+/// Equality compares every field, which is stricter than Java's `ClusterConfigState.equals`
+/// (that one ignores task-count records, generations, applied configs and pending fencing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigSnapshot(pub(crate) Arc<Tables>);
 

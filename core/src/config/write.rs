@@ -5,6 +5,7 @@
 //! with Java's error message for each. A transport executes the steps in order under one time
 //! budget per plan (Java: 30 s) and stops at the first failure, reporting the step's message.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -71,7 +72,7 @@ pub struct WriteStep {
     /// What to do.
     pub action: StepAction,
     /// Java's `ConnectException` message if the step fails or the budget runs out.
-    pub error_message: &'static str,
+    pub error_message: Cow<'static, str>,
 }
 
 /// The steps of one Java write method, in order.
@@ -91,19 +92,42 @@ impl WritePlan {
     }
 }
 
-fn produce(producer: ProducerKind, records: Vec<ProducerRecord>, error: &'static str) -> WriteStep {
+fn produce(
+    producer: ProducerKind,
+    records: Vec<ProducerRecord>,
+    error: impl Into<Cow<'static, str>>,
+) -> WriteStep {
     WriteStep {
         action: StepAction::Produce { producer, records },
-        error_message: error,
+        error_message: error.into(),
     }
 }
 
-fn read_to_end(error: &'static str) -> WriteStep {
+fn read_to_end(error: impl Into<Cow<'static, str>>) -> WriteStep {
     WriteStep {
         action: StepAction::ReadToEnd,
-        error_message: error,
+        error_message: error.into(),
     }
 }
+
+/// A write Java's writer could never produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// An empty session key: Java's `SecretKeySpec` refuses it, and a Java worker reading such a
+    /// record fails to start (spec §3.10).
+    EmptySessionKey,
+}
+
+impl core::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::EmptySessionKey => f.write_str("a session key must not be empty"),
+        }
+    }
+}
+
+impl core::error::Error for WriteError {}
 
 /// `{"properties":{...}}` with the members in the caller's order (Java writes its map's
 /// iteration order). A `None` value is written as JSON `null`.
@@ -288,33 +312,42 @@ pub fn put_task_count_record(connector: &str, task_count: i32) -> WritePlan {
     }
 }
 
-/// `putSessionKey(key)`: privileged, then read to end.
-pub fn put_session_key(key: &[u8], algorithm: &str, creation_timestamp: i64) -> WritePlan {
+/// `putSessionKey(key)`: privileged, then read to end. An empty key is refused.
+pub fn put_session_key(
+    key: &[u8],
+    algorithm: &str,
+    creation_timestamp: i64,
+) -> Result<WritePlan, WriteError> {
     const ERR: &str = "Error writing session key to Kafka";
+    if key.is_empty() {
+        return Err(WriteError::EmptySessionKey);
+    }
     let record = ProducerRecord::new(
         String::from(SESSION_KEY_KEY),
         Some(session_key_value(key, algorithm, creation_timestamp)),
     );
-    WritePlan {
+    Ok(WritePlan {
         steps: vec![
             produce(ProducerKind::Privileged, vec![record], ERR),
             read_to_end(ERR),
         ],
-    }
+    })
 }
 
 /// `putRestartRequest(req)`: privileged, then read to end.
 pub fn put_restart_request(connector: &str, only_failed: bool, include_tasks: bool) -> WritePlan {
-    // Java's message embeds RestartRequest.toString(); the plan keeps the fixed part.
-    const ERR: &str = "Error writing restart request to Kafka";
+    // Java embeds `RestartRequest.toString()` in the message.
+    let err = alloc::format!(
+        "Error writing restart request for {{connectorName='{connector}', onlyFailed={only_failed}, includeTasks={include_tasks}}} to Kafka"
+    );
     let record = ProducerRecord::new(
         alloc::format!("{RESTART_PREFIX}{connector}"),
         Some(restart_request_value(only_failed, include_tasks)),
     );
     WritePlan {
         steps: vec![
-            produce(ProducerKind::Privileged, vec![record], ERR),
-            read_to_end(ERR),
+            produce(ProducerKind::Privileged, vec![record], err.clone()),
+            read_to_end(err),
         ],
     }
 }
@@ -461,7 +494,19 @@ mod tests {
         ));
         assert_eq!(put_logger_level("org", "INFO").steps.len(), 1);
         assert_eq!(put_task_count_record("c", 3).steps.len(), 2);
-        assert_eq!(put_restart_request("c", true, false).steps.len(), 2);
-        assert_eq!(put_session_key(&[1], "HmacSHA256", 1).steps.len(), 2);
+        let restart = put_restart_request("c", true, false);
+        assert_eq!(restart.steps.len(), 2);
+        assert_eq!(
+            restart.steps[0].error_message,
+            "Error writing restart request for {connectorName='c', onlyFailed=true, includeTasks=false} to Kafka"
+        );
+        assert_eq!(
+            put_session_key(&[1], "HmacSHA256", 1).unwrap().steps.len(),
+            2
+        );
+        assert_eq!(
+            put_session_key(&[], "HmacSHA256", 1),
+            Err(WriteError::EmptySessionKey)
+        );
     }
 }

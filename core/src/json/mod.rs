@@ -24,5 +24,5 @@ pub mod value;
 pub mod write;
 
 pub use read::{parse, JsonError, JsonErrorKind};
-pub use value::{JavaDouble, JsonObject, JsonValue, Natural};
+pub use value::{JavaDouble, JsonObject, JsonValue, Natural, MAX_DEPTH};
 pub use write::{write_str, write_value};

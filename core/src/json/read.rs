@@ -5,10 +5,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::value::{JavaDouble, JsonObject, JsonValue};
+use super::value::{JavaDouble, JsonObject, JsonValue, MAX_DEPTH};
 
-/// Maximum nesting depth of arrays and objects (Jackson `StreamReadConstraints` default).
-const MAX_DEPTH: usize = 1000;
 /// Maximum number of digits of a number (Jackson `StreamReadConstraints` default).
 const MAX_NUMBER_LEN: usize = 1000;
 /// Maximum length of a string value in UTF-16 code units (Jackson `StreamReadConstraints` default).

@@ -6,6 +6,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize};
+
+/// The deepest nesting a value may have (Jackson's default limit, shared with the reader).
+pub const MAX_DEPTH: usize = 1000;
 
 /// A JSON object after schemaless conversion (Java: `Map<String, Object>`).
 ///
@@ -23,9 +27,11 @@ pub type JsonObject = BTreeMap<String, JsonValue>;
 /// | string                       | `String`             | [`JsonValue::String`] |
 /// | array                        | `List<Object>`       | [`JsonValue::Array`]  |
 /// | object                       | `Map<String, Object>`| [`JsonValue::Object`] |
-#[derive(
-    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
+///
+/// Its serde form (used by checkpoints) is a flat, pre-order list of tokens, written and read
+/// without recursion, and refused beyond [`MAX_DEPTH`] levels: forged bytes cannot overflow the
+/// stack. For ordinary JSON output wrap it in [`Natural`].
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum JsonValue {
     /// JSON `null` (Java `null`).
     Null,
@@ -87,9 +93,7 @@ impl JsonValue {
 ///
 /// The ordering is the ordering of the raw bits: total and consistent with equality, but not
 /// numeric order.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct JavaDouble(u64);
 
 impl JavaDouble {
@@ -114,8 +118,8 @@ impl From<f64> for JavaDouble {
 /// ordinary JSON: `Null` → unit, `Bool` → bool, `Long` → `i64`, `Double` → `f64`, `String` → str,
 /// `Array` → sequence, `Object` → map (in `BTreeMap` order).
 ///
-/// (The derived `Serialize` of [`JsonValue`] instead writes the enum structure, which is what a
-/// binary snapshot format wants.)
+/// (The `Serialize` of [`JsonValue`] itself writes a flat token list, which is what a binary
+/// checkpoint format wants.)
 #[derive(Debug, Clone, Copy)]
 pub struct Natural<'a>(pub &'a JsonValue);
 
@@ -141,6 +145,190 @@ impl serde::Serialize for Natural<'_> {
                 }
                 map.end()
             }
+        }
+    }
+}
+
+/// One token of a value's flat serde form: containers announce their length, object members
+/// are a name token followed by the member's value.
+#[derive(Serialize, Deserialize)]
+enum Token<S> {
+    Null,
+    Bool(bool),
+    Long(i64),
+    Double(u64),
+    String(S),
+    Array(usize),
+    Object(usize),
+}
+
+impl Serialize for JsonValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut tokens: Vec<Token<&str>> = Vec::new();
+        let mut pending: Vec<&Self> = alloc::vec![self];
+        let mut names: Vec<Option<&str>> = alloc::vec![None];
+        while let (Some(value), Some(name)) = (pending.pop(), names.pop()) {
+            if let Some(name) = name {
+                tokens.push(Token::String(name));
+            }
+            match value {
+                Self::Null => tokens.push(Token::Null),
+                Self::Bool(b) => tokens.push(Token::Bool(*b)),
+                Self::Long(n) => tokens.push(Token::Long(*n)),
+                Self::Double(d) => tokens.push(Token::Double(d.0)),
+                Self::String(s) => tokens.push(Token::String(s)),
+                Self::Array(items) => {
+                    tokens.push(Token::Array(items.len()));
+                    pending.extend(items.iter().rev());
+                    names.extend(items.iter().map(|_| None));
+                }
+                Self::Object(members) => {
+                    tokens.push(Token::Object(members.len()));
+                    pending.extend(members.values().rev());
+                    names.extend(members.keys().rev().map(|k| Some(k.as_str())));
+                }
+            }
+        }
+        tokens.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let tokens = Vec::<Token<String>>::deserialize(deserializer)?;
+        from_tokens(tokens).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A container being rebuilt: its items so far, how many remain, and (for objects) the name
+/// waiting for its value.
+enum Open {
+    Array(Vec<JsonValue>, usize),
+    Object(JsonObject, usize, Option<String>),
+}
+
+/// Rebuilds a value from its tokens with an explicit stack.
+fn from_tokens(tokens: Vec<Token<String>>) -> Result<JsonValue, &'static str> {
+    let mut stack: Vec<Open> = Vec::new();
+    let mut tokens = tokens.into_iter();
+    loop {
+        let value = match close_if_complete(&mut stack) {
+            Some(done) => done,
+            None => {
+                if let Some(Open::Object(_, _, name)) = stack.last_mut() {
+                    match tokens.next() {
+                        Some(Token::String(n)) => *name = Some(n),
+                        _ => return Err("object member without a name"),
+                    }
+                }
+                match tokens.next().ok_or("value tokens end early")? {
+                    Token::Null => JsonValue::Null,
+                    Token::Bool(b) => JsonValue::Bool(b),
+                    Token::Long(n) => JsonValue::Long(n),
+                    Token::Double(bits) => JsonValue::Double(JavaDouble(bits)),
+                    Token::String(s) => JsonValue::String(s),
+                    Token::Array(_) | Token::Object(_) if stack.len() >= MAX_DEPTH => {
+                        return Err("value nested deeper than 1000 levels");
+                    }
+                    Token::Array(len) => {
+                        stack.push(Open::Array(Vec::new(), len));
+                        continue;
+                    }
+                    Token::Object(len) => {
+                        stack.push(Open::Object(JsonObject::new(), len, None));
+                        continue;
+                    }
+                }
+            }
+        };
+        match stack.last_mut() {
+            None if tokens.next().is_none() => return Ok(value),
+            None => return Err("trailing tokens after the value"),
+            Some(Open::Array(items, remaining)) => {
+                items.push(value);
+                *remaining -= 1;
+            }
+            Some(Open::Object(members, remaining, name)) => {
+                members.insert(name.take().ok_or("object member without a name")?, value);
+                *remaining -= 1;
+            }
+        }
+    }
+}
+
+/// Pops the innermost container if it has all its items, as a finished value.
+fn close_if_complete(stack: &mut Vec<Open>) -> Option<JsonValue> {
+    match stack.last() {
+        Some(Open::Array(_, 0) | Open::Object(_, 0, _)) => match stack.pop()? {
+            Open::Array(items, _) => Some(JsonValue::Array(items)),
+            Open::Object(members, _, _) => Some(JsonValue::Object(members)),
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn round_trip(value: &JsonValue) -> Result<JsonValue, bincode::error::DecodeError> {
+        let bytes = bincode::serde::encode_to_vec(value, bincode::config::standard()).unwrap();
+        bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).map(|(v, _)| v)
+    }
+
+    #[test]
+    fn flat_form_round_trips_exactly() {
+        let mut inner = JsonObject::new();
+        inner.insert("z".into(), JsonValue::Array(vec![]));
+        inner.insert("a".into(), JsonValue::Double(JavaDouble::new(-0.0)));
+        let value = JsonValue::Array(vec![
+            JsonValue::Null,
+            JsonValue::Bool(true),
+            JsonValue::Long(i64::MIN),
+            JsonValue::Double(JavaDouble::new(f64::INFINITY)),
+            JsonValue::String("\u{1F600}".into()),
+            JsonValue::Object(inner),
+            JsonValue::Object(JsonObject::new()),
+        ]);
+        assert_eq!(round_trip(&value).unwrap(), value);
+        assert_eq!(round_trip(&JsonValue::Long(5)).unwrap(), JsonValue::Long(5));
+    }
+
+    #[test]
+    fn deep_values_round_trip_and_forged_depth_is_refused() {
+        let mut deep = JsonValue::Null;
+        for _ in 0..MAX_DEPTH {
+            deep = JsonValue::Array(vec![deep]);
+        }
+        assert_eq!(round_trip(&deep).unwrap(), deep);
+        // A forged token list one level deeper than allowed, then 100,000 levels deeper.
+        for depth in [MAX_DEPTH + 1, 100_000] {
+            let mut tokens: Vec<Token<&str>> = (0..depth).map(|_| Token::Array(1)).collect();
+            tokens.push(Token::Null);
+            let bytes =
+                bincode::serde::encode_to_vec(&tokens, bincode::config::standard()).unwrap();
+            let decoded: Result<(JsonValue, usize), _> =
+                bincode::serde::decode_from_slice(&bytes, bincode::config::standard());
+            assert!(decoded.is_err(), "depth {depth}");
+        }
+    }
+
+    #[test]
+    fn malformed_token_lists_are_refused() {
+        let cases: Vec<Vec<Token<&str>>> = vec![
+            vec![],
+            vec![Token::Array(2), Token::Null],
+            vec![Token::Object(1), Token::Null, Token::Null],
+            vec![Token::Null, Token::Null],
+            vec![Token::Array(usize::MAX)],
+        ];
+        for tokens in cases {
+            let bytes =
+                bincode::serde::encode_to_vec(&tokens, bincode::config::standard()).unwrap();
+            let decoded: Result<(JsonValue, usize), _> =
+                bincode::serde::decode_from_slice(&bytes, bincode::config::standard());
+            assert!(decoded.is_err());
         }
     }
 }
