@@ -30,12 +30,18 @@ const HEADER_LEN: usize = 4 + 2 + 1 + 8 + 4;
 pub enum TopicKind {
     /// The config topic.
     Config,
+    /// The status topic.
+    Status,
+    /// The offsets topic.
+    Offsets,
 }
 
 impl TopicKind {
     fn code(self) -> u8 {
         match self {
             Self::Config => 1,
+            Self::Status => 2,
+            Self::Offsets => 3,
         }
     }
 }

@@ -233,16 +233,6 @@ pub(crate) fn base64_encode(bytes: &[u8]) -> String {
     out
 }
 
-/// Java's `String.hashCode()`: `s[0]*31^(n-1) + ... + s[n-1]` over the UTF-16 code units of the
-/// string (a supplementary character counts as its two surrogates), in wrapping `i32`
-/// arithmetic.
-#[allow(dead_code)] // Part of the Java toolkit; not every build uses it yet.
-pub(crate) fn string_hash_code(s: &str) -> i32 {
-    s.encode_utf16().fold(0i32, |hash, unit| {
-        hash.wrapping_mul(31).wrapping_add(i32::from(unit))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,17 +424,5 @@ mod tests {
             let unpadded = encoded.trim_end_matches('=');
             assert_eq!(base64_decode(unpadded), Ok(bytes), "{unpadded}");
         }
-    }
-
-    #[test]
-    fn string_hash_code_matches_java() {
-        assert_eq!(string_hash_code(""), 0);
-        assert_eq!(string_hash_code("a"), 97);
-        // Values computed with Python over the UTF-16 code units.
-        assert_eq!(string_hash_code("connector-foo"), -340_588_730);
-        assert_eq!(string_hash_code("task-my-conn-12"), 1_739_269_769);
-        // U+1F600 is the surrogate pair D83D DE00: 0xD83D * 31 + 0xDE00.
-        assert_eq!(string_hash_code("😀"), 1_772_899);
-        assert_eq!(string_hash_code("a😀b"), 57_849_694);
     }
 }

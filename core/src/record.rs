@@ -1,5 +1,7 @@
 //! The input every state machine consumes, and what handling one record produced.
 
+use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 /// One record read from a topic: borrowed key and value bytes, offset and partition.
@@ -81,3 +83,27 @@ impl fmt::Display for RecordError {
 }
 
 impl core::error::Error for RecordError {}
+
+/// One record a writer must produce: key and value bytes exactly as Java writes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProducerRecord {
+    /// The key bytes.
+    pub key: Vec<u8>,
+    /// The value bytes (compact JSON); `None` is a tombstone.
+    pub value: Option<Vec<u8>>,
+    /// `None`: the partition Java's default partitioner picks (murmur2 of the key bytes, see
+    /// [`crate::offsets::default_partition`]). `Some(p)`: exactly partition `p`, e.g. a tombstone
+    /// that must reach the partition where the record it deletes lives.
+    pub partition: Option<i32>,
+}
+
+impl ProducerRecord {
+    /// A record for the default partitioner from UTF-8 key and value text.
+    pub fn from_strings(key: String, value: Option<String>) -> Self {
+        Self {
+            key: key.into_bytes(),
+            value: value.map(String::into_bytes),
+            partition: None,
+        }
+    }
+}

@@ -17,27 +17,10 @@ use super::keys::{
 use super::types::TargetState;
 use crate::java;
 use crate::json::write_str;
+pub use crate::record::ProducerRecord;
 
 /// Java's `READ_WRITE_TOTAL_TIMEOUT_MS`: one budget shared by every step of a plan.
 pub const WRITE_TIMEOUT_MS: u64 = 30_000;
-
-/// One record to produce: key and value bytes exactly as Java writes them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProducerRecord {
-    /// UTF-8 key bytes.
-    pub key: Vec<u8>,
-    /// Compact JSON value bytes; `None` is a tombstone.
-    pub value: Option<Vec<u8>>,
-}
-
-impl ProducerRecord {
-    fn new(key: String, value: Option<String>) -> Self {
-        Self {
-            key: key.into_bytes(),
-            value: value.map(String::into_bytes),
-        }
-    }
-}
 
 /// Which producer sends a batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,12 +191,12 @@ where
     const ERR: &str = "Error writing connector configuration to Kafka";
     let mut records = Vec::with_capacity(2);
     if let Some(state) = target_state {
-        records.push(ProducerRecord::new(
+        records.push(ProducerRecord::from_strings(
             alloc::format!("{TARGET_STATE_PREFIX}{connector}"),
             Some(target_state_value(state)),
         ));
     }
-    records.push(ProducerRecord::new(
+    records.push(ProducerRecord::from_strings(
         alloc::format!("{CONNECTOR_PREFIX}{connector}"),
         Some(properties_value(properties)),
     ));
@@ -231,8 +214,8 @@ where
 pub fn remove_connector_config(connector: &str) -> WritePlan {
     const ERR: &str = "Error removing connector configuration from Kafka";
     let records = vec![
-        ProducerRecord::new(alloc::format!("{CONNECTOR_PREFIX}{connector}"), None),
-        ProducerRecord::new(alloc::format!("{TARGET_STATE_PREFIX}{connector}"), None),
+        ProducerRecord::from_strings(alloc::format!("{CONNECTOR_PREFIX}{connector}"), None),
+        ProducerRecord::from_strings(alloc::format!("{TARGET_STATE_PREFIX}{connector}"), None),
     ];
     WritePlan {
         steps: vec![
@@ -256,7 +239,7 @@ where
         .into_iter()
         .enumerate()
         .map(|(i, props)| {
-            ProducerRecord::new(
+            ProducerRecord::from_strings(
                 alloc::format!("{TASK_PREFIX}{connector}-{i}"),
                 Some(properties_value(props)),
             )
@@ -271,7 +254,7 @@ where
     }
     steps.push(produce(
         ProducerKind::Privileged,
-        vec![ProducerRecord::new(
+        vec![ProducerRecord::from_strings(
             alloc::format!("{COMMIT_PREFIX}{connector}"),
             Some(commit_value(count)),
         )],
@@ -284,7 +267,7 @@ where
 /// `putTargetState(c, state)`: one record through the ordinary producer, waiting for the
 /// acknowledgement only (no read to end).
 pub fn put_target_state(connector: &str, state: TargetState) -> WritePlan {
-    let record = ProducerRecord::new(
+    let record = ProducerRecord::from_strings(
         alloc::format!("{TARGET_STATE_PREFIX}{connector}"),
         Some(target_state_value(state)),
     );
@@ -300,7 +283,7 @@ pub fn put_target_state(connector: &str, state: TargetState) -> WritePlan {
 /// `putTaskCountRecord(c, n)`: privileged, then read to end.
 pub fn put_task_count_record(connector: &str, task_count: i32) -> WritePlan {
     const ERR: &str = "Error writing task count record to Kafka";
-    let record = ProducerRecord::new(
+    let record = ProducerRecord::from_strings(
         alloc::format!("{TASKS_FENCING_PREFIX}{connector}"),
         Some(task_count_value(task_count)),
     );
@@ -322,7 +305,7 @@ pub fn put_session_key(
     if key.is_empty() {
         return Err(WriteError::EmptySessionKey);
     }
-    let record = ProducerRecord::new(
+    let record = ProducerRecord::from_strings(
         String::from(SESSION_KEY_KEY),
         Some(session_key_value(key, algorithm, creation_timestamp)),
     );
@@ -340,7 +323,7 @@ pub fn put_restart_request(connector: &str, only_failed: bool, include_tasks: bo
     let err = alloc::format!(
         "Error writing restart request for {{connectorName='{connector}', onlyFailed={only_failed}, includeTasks={include_tasks}}} to Kafka"
     );
-    let record = ProducerRecord::new(
+    let record = ProducerRecord::from_strings(
         alloc::format!("{RESTART_PREFIX}{connector}"),
         Some(restart_request_value(only_failed, include_tasks)),
     );
@@ -354,7 +337,7 @@ pub fn put_restart_request(connector: &str, only_failed: bool, include_tasks: bo
 
 /// `putLoggerLevel(ns, level)`: the ordinary producer, acknowledgement only (no read to end).
 pub fn put_logger_level(namespace: &str, level: &str) -> WritePlan {
-    let record = ProducerRecord::new(
+    let record = ProducerRecord::from_strings(
         alloc::format!("{LOGGER_CLUSTER_PREFIX}{namespace}"),
         Some(logger_level_value(level)),
     );

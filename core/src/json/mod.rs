@@ -19,6 +19,7 @@
 //! The module is `no_std` + `alloc`, never panics on any input, and is not recursive when
 //! parsing (nesting beyond Jackson's limit of 1000 is an error).
 
+pub mod java_map;
 pub mod read;
 pub mod value;
 pub mod write;

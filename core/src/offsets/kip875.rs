@@ -1,0 +1,260 @@
+//! KIP-875: the per-connector offsets listing and the exact records of alter and reset requests
+//! (spec §4.10), plus Java's precondition check.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
+use super::{default_partition, OffsetSnapshot};
+use crate::config::{ConfigSnapshot, TargetState};
+use crate::json::{JsonObject, Natural};
+use crate::record::ProducerRecord;
+
+/// One entry of a listing: `{"partition": {...}, "offset": {...} | null}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectorOffset {
+    /// The partition, in the member order Java would serialize it (its `HashMap` order).
+    pub partition: OrderedMap,
+    /// The stored offset, or `None`.
+    pub offset: Option<JsonObject>,
+}
+
+/// `GET /connectors/{c}/offsets` for a source connector: `{"offsets":[...]}`, sorted by
+/// partition (Java's order is unspecified).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConnectorOffsets {
+    /// The entries.
+    pub offsets: Vec<ConnectorOffset>,
+}
+
+/// Lists a connector's offsets as the KIP-875 GET does: every known partition of the
+/// connector, re-serialized in Java `HashMap` order and looked up by those key bytes. A
+/// partition whose stored key used another member order therefore shows `"offset": null`, as
+/// in Java (spec §6 item 2).
+pub fn list(offsets: &OffsetSnapshot, connector: &str) -> ConnectorOffsets {
+    let partitions = offsets.connector_partitions_java_order(connector);
+    let lookup = offsets.offsets(connector, &partitions);
+    let mut entries: Vec<ConnectorOffset> = lookup
+        .offsets
+        .into_iter()
+        .map(|(partition, offset)| ConnectorOffset { partition, offset })
+        .collect();
+    entries.sort_by_key(|e| e.partition.to_object());
+    ConnectorOffsets { offsets: entries }
+}
+
+/// Where a record for `key` goes: the partition where the key's live record is, so a tombstone
+/// really deletes it; otherwise where Java's default partitioner puts it.
+fn target_partition(offsets: &OffsetSnapshot, key: &[u8], topic_partitions: i32) -> Option<i32> {
+    offsets
+        .get(Some(key))
+        .map(|stored| stored.partition)
+        .or_else(|| default_partition(key, topic_partitions))
+}
+
+/// Why an alter or reset cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModifyOffsetsError {
+    /// 404: the connector has no config.
+    NotFound {
+        /// The connector.
+        connector: String,
+    },
+    /// 400: the connector is not STOPPED with zero tasks.
+    NotStopped {
+        /// The connector.
+        connector: String,
+    },
+    /// 400: an alter request without offsets.
+    NoOffsets,
+    /// A partition or offset that Java's `validateFormat` rejects.
+    InvalidFormat(FormatError),
+    /// The offsets topic has no partitions to write to.
+    NoTopicPartitions,
+}
+
+impl ModifyOffsetsError {
+    /// The HTTP status Java's REST layer answers with.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            Self::NotFound { .. } => 404,
+            Self::NotStopped { .. } | Self::NoOffsets => 400,
+            Self::InvalidFormat(_) | Self::NoTopicPartitions => 500,
+        }
+    }
+}
+
+impl fmt::Display for ModifyOffsetsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotFound { connector } => write!(f, "Connector {connector} not found"),
+            Self::NotStopped { connector } => write!(
+                f,
+                "Connectors must be in the STOPPED state before their offsets can be modified. \
+                 This can be done for the specified connector by issuing a 'PUT' request to the \
+                 '/connectors/{connector}/stop' endpoint"
+            ),
+            Self::NoOffsets => {
+                f.write_str("Partitions / offsets need to be provided for an alter offsets request")
+            }
+            Self::InvalidFormat(e) => write!(f, "{e}"),
+            Self::NoTopicPartitions => f.write_str("the offsets topic has no partitions"),
+        }
+    }
+}
+
+impl core::error::Error for ModifyOffsetsError {}
+
+/// Java's precondition for alter and reset: the connector exists, its target state is STOPPED
+/// and its task count is 0.
+pub fn check_modifiable(
+    config: &ConfigSnapshot,
+    connector: &str,
+) -> Result<(), ModifyOffsetsError> {
+    if !config.contains(connector) {
+        return Err(ModifyOffsetsError::NotFound {
+            connector: connector.into(),
+        });
+    }
+    if config.target_state(connector) != Some(TargetState::Stopped)
+        || config.task_count(connector) != 0
+    {
+        return Err(ModifyOffsetsError::NotStopped {
+            connector: connector.into(),
+        });
+    }
+    Ok(())
+}
+
+/// The records of `DELETE /connectors/{c}/offsets`: one tombstone per known partition, keyed in
+/// Java `HashMap` order. Empty when no partition is known (Java then writes nothing). Check
+/// [`check_modifiable`] first.
+pub fn reset_records(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    topic_partitions: i32,
+) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
+    let entries: Vec<(OrderedMap, Option<OrderedMap>)> = offsets
+        .connector_partitions_java_order(connector)
+        .into_iter()
+        .map(|p| (p, None))
+        .collect();
+    records_for(offsets, connector, &entries, topic_partitions)
+}
+
+/// The records of `PATCH /connectors/{c}/offsets`: each partition and offset normalised as Java
+/// does (serialized and read back, so both are `HashMap`s: members in `HashMap` order), a `None`
+/// offset being a tombstone. Check [`check_modifiable`] first.
+pub fn alter_records(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    entries: &[(OrderedMap, Option<OrderedMap>)],
+    topic_partitions: i32,
+) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
+    if entries.is_empty() {
+        return Err(ModifyOffsetsError::NoOffsets);
+    }
+    let normalised: Vec<(OrderedMap, Option<OrderedMap>)> = entries
+        .iter()
+        .map(|(p, o)| (normalise(p), o.as_ref().map(normalise)))
+        .collect();
+    records_for(offsets, connector, &normalised, topic_partitions)
+}
+
+/// Java's normalisation round trip: a map read back from JSON is a `HashMap` filled in the
+/// order it was written.
+fn normalise(map: &OrderedMap) -> OrderedMap {
+    let names: Vec<&str> = map.members().iter().map(|(n, _)| n.as_str()).collect();
+    OrderedMap::java_hash_map(&map.to_object(), &names)
+}
+
+fn records_for(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    entries: &[(OrderedMap, Option<OrderedMap>)],
+    topic_partitions: i32,
+) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
+    let mut records = Vec::with_capacity(entries.len());
+    for (partition, offset) in entries {
+        let key =
+            offset_key(connector, Some(partition)).map_err(ModifyOffsetsError::InvalidFormat)?;
+        let value = offset_value(offset.as_ref()).map_err(ModifyOffsetsError::InvalidFormat)?;
+        let target = target_partition(offsets, &key, topic_partitions)
+            .ok_or(ModifyOffsetsError::NoTopicPartitions)?;
+        records.push(ProducerRecord {
+            key,
+            value,
+            partition: Some(target),
+        });
+    }
+    Ok(records)
+}
+
+/// The success message of an alter (`reset == false`) or reset, when the connector's
+/// `alterOffsets` returned `false` (the default), as Java words it.
+pub fn success_message(reset: bool) -> String {
+    let verb = if reset { "reset" } else { "altered" };
+    format!(
+        "The Connect framework-managed offsets for this connector have been {verb} successfully. \
+         However, if this connector manages offsets externally, they will need to be manually \
+         {verb} in the system that the connector uses."
+    )
+}
+
+struct OrderedJson<'a>(&'a OrderedMap);
+
+impl Serialize for OrderedJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.members().len()))?;
+        for (name, value) in self.0.members() {
+            map.serialize_entry(name, &Natural(value))?;
+        }
+        map.end()
+    }
+}
+
+struct ObjectJson<'a>(&'a JsonObject);
+
+impl Serialize for ObjectJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            map.serialize_entry(name, &Natural(value))?;
+        }
+        map.end()
+    }
+}
+
+impl Serialize for ConnectorOffset {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("partition", &OrderedJson(&self.partition))?;
+        map.serialize_entry("offset", &self.offset.as_ref().map(ObjectJson))?;
+        map.end()
+    }
+}
+
+impl Serialize for ConnectorOffsets {
+    /// `{"offsets":[{"partition":{...},"offset":{...}|null}]}`.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Entries<'a>(&'a [ConnectorOffset]);
+        impl Serialize for Entries<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut seq = s.serialize_seq(Some(self.0.len()))?;
+                for e in self.0 {
+                    seq.serialize_element(e)?;
+                }
+                seq.end()
+            }
+        }
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("offsets", &Entries(&self.offsets))?;
+        map.end()
+    }
+}

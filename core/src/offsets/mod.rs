@@ -1,0 +1,383 @@
+//! The offsets topic: [`OffsetLog`], the sans-IO equivalent of Java's `KafkaOffsetBackingStore`,
+//! with the KIP-131 reader a source connector gets ([`OffsetSnapshot::offsets`]), KIP-875
+//! listings, alter and reset record sets ([`kip875`]), and the buffered task writer
+//! ([`OffsetWriter`]).
+//!
+//! Offsets are stored by **raw key bytes**, exactly as Java stores them: a lookup hits only when
+//! the JSON text of `[connector, partition]` is byte-identical, member order included (spec
+//! §4.9). [`OrderedMap`] carries a partition's member order for that reason.
+
+mod json_view;
+pub mod kip875;
+mod murmur2;
+mod ordered;
+mod partition_key;
+mod writer;
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+pub use json_view::OffsetSnapshotJson;
+pub use murmur2::{default_partition, murmur2, to_positive};
+pub use ordered::{offset_key, offset_value, validate_value, FormatError, OrderedMap};
+pub use partition_key::KeyProblem;
+pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError};
+
+use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::json::{self, JsonObject, JsonValue};
+use crate::position::{Position, Positions};
+use crate::sync::Arc;
+use crate::{Record, RecordError, RecordOutcome};
+use partition_key::KeyShape;
+
+/// The record of one live key: where it lives and its raw value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredOffset {
+    /// The topic partition the latest record of the key was read from.
+    pub partition: i32,
+    /// That record's offset in its partition.
+    pub offset: i64,
+    /// The raw value bytes.
+    pub value: Vec<u8>,
+}
+
+/// The known source partitions of one connector (Java: `Set<Map<String, Object>>`, compared with
+/// `Map.equals`), each with the member order of the key that first added it, which decides the
+/// Java `HashMap` order it is serialized in again.
+type PartitionSet = BTreeMap<JsonObject, Vec<String>>;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Tables {
+    /// Raw key bytes (`None`: a record without key) to the latest value.
+    data: Arc<BTreeMap<Option<Vec<u8>>, StoredOffset>>,
+    connector_partitions: Arc<BTreeMap<String, Arc<PartitionSet>>>,
+}
+
+/// What handling an offsets record did. Every record is applied (the data map is updated byte
+/// by byte, whatever the key); only duplicates are skipped.
+pub type OffsetOutcome = RecordOutcome<OffsetSkip>;
+
+/// Why an offsets record was not applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OffsetSkip {
+    /// Below the next expected offset of its partition: a redelivery.
+    Duplicate {
+        /// The partition's next expected offset.
+        next_expected: i64,
+    },
+}
+
+/// A change to the live offsets, queued once the reader is caught up (Java has no listener for
+/// this topic; the events are additive).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OffsetEvent {
+    /// A key got a new value.
+    Updated {
+        /// The raw key.
+        key: Option<Vec<u8>>,
+        /// The topic partition it was read from.
+        partition: i32,
+    },
+    /// A tombstone removed a key.
+    Removed {
+        /// The raw key.
+        key: Option<Vec<u8>>,
+        /// The topic partition it was read from.
+        partition: i32,
+    },
+}
+
+/// Diagnostics of an offsets reader.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OffsetDiagnostics {
+    duplicates: u64,
+    untracked_keys: u64,
+    null_partition_keys: u64,
+}
+
+impl OffsetDiagnostics {
+    /// Redelivered records dropped.
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
+    /// Records whose key Java's `processPartitionKey` warns about and does not track (not JSON,
+    /// not a `[name, map]` list, ...). Their bytes are still stored, as in Java.
+    pub fn untracked_keys(&self) -> u64 {
+        self.untracked_keys
+    }
+
+    /// Records with a `[name, null]` key (tracked nowhere, silently, as in Java).
+    pub fn null_partition_keys(&self) -> u64 {
+        self.null_partition_keys
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct MachineState {
+    tables: Tables,
+    positions: Positions,
+    diagnostics: OffsetDiagnostics,
+}
+
+/// The offsets-topic state machine. Same drive loop as
+/// [`ConfigLog`](crate::config::ConfigLog): `handle_record`, then drain `poll_event`.
+#[derive(Debug, Clone, Default)]
+pub struct OffsetLog {
+    state: MachineState,
+    caught_up: bool,
+    events: VecDeque<OffsetEvent>,
+}
+
+impl OffsetLog {
+    /// A reader at the start of every partition, not caught up.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Marks the start-up read to the end offsets as done: later records queue events.
+    pub fn mark_caught_up(&mut self) {
+        self.caught_up = true;
+    }
+
+    /// Whether [`mark_caught_up`](Self::mark_caught_up) was called.
+    pub fn is_caught_up(&self) -> bool {
+        self.caught_up
+    }
+
+    /// Applies one record as Java's consume callback does (spec §4.3): the partition tracking of
+    /// `processPartitionKey`, then the byte-wise data map (a tombstone removes the key).
+    ///
+    /// Call it for every record, in offset order within each partition (any interleaving of
+    /// partitions). Drain [`poll_event`](Self::poll_event) afterwards. On `Err` nothing changed.
+    pub fn handle_record(&mut self, record: Record<'_>) -> Result<OffsetOutcome, RecordError> {
+        if let Position::Duplicate { next_expected } = self.state.positions.advance(&record)? {
+            self.state.diagnostics.duplicates += 1;
+            return Ok(RecordOutcome::Skipped(OffsetSkip::Duplicate {
+                next_expected,
+            }));
+        }
+        self.track_partition(&record);
+        let key = record.key.map(<[u8]>::to_vec);
+        let data = Arc::make_mut(&mut self.state.tables.data);
+        let event = match record.value {
+            Some(value) => {
+                data.insert(
+                    key.clone(),
+                    StoredOffset {
+                        partition: record.partition,
+                        offset: record.offset,
+                        value: value.to_vec(),
+                    },
+                );
+                OffsetEvent::Updated {
+                    key,
+                    partition: record.partition,
+                }
+            }
+            None => {
+                data.remove(&key);
+                OffsetEvent::Removed {
+                    key,
+                    partition: record.partition,
+                }
+            }
+        };
+        if self.caught_up {
+            self.events.push_back(event);
+        }
+        Ok(RecordOutcome::Applied)
+    }
+
+    /// `processPartitionKey` step 7: add or remove the partition in the connector's set.
+    fn track_partition(&mut self, record: &Record<'_>) {
+        match partition_key::classify(record.key) {
+            KeyShape::Partition(key) => {
+                let sets = Arc::make_mut(&mut self.state.tables.connector_partitions);
+                let set = Arc::make_mut(sets.entry(key.connector).or_default());
+                if record.value.is_some() {
+                    set.entry(key.partition).or_insert(key.member_order);
+                } else {
+                    set.remove(&key.partition);
+                }
+            }
+            KeyShape::NullPartition => self.state.diagnostics.null_partition_keys += 1,
+            KeyShape::Ignored(_) => self.state.diagnostics.untracked_keys += 1,
+        }
+    }
+
+    /// The next event, oldest first.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<OffsetEvent> {
+        self.events.pop_front()
+    }
+
+    /// An immutable view, O(1).
+    pub fn snapshot(&self) -> OffsetSnapshot {
+        OffsetSnapshot(Arc::new(self.state.tables.clone()))
+    }
+
+    /// The next offset to fetch from `partition`.
+    pub fn next_fetch_offset(&self, partition: i32) -> i64 {
+        self.state.positions.next_offset(partition)
+    }
+
+    /// Diagnostics beyond Java's state.
+    pub fn diagnostics(&self) -> &OffsetDiagnostics {
+        &self.state.diagnostics
+    }
+
+    /// The whole machine as a versioned, checksummed checkpoint.
+    pub fn checkpoint(&self) -> Vec<u8> {
+        checkpoint::encode(TopicKind::Offsets, &self.state)
+    }
+
+    /// Restores a reader from a checkpoint; it is not caught up.
+    pub fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
+        Ok(Self {
+            state: checkpoint::decode(TopicKind::Offsets, bytes)?,
+            caught_up: false,
+            events: VecDeque::new(),
+        })
+    }
+}
+
+/// An immutable view of the offsets topic. O(1) to clone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OffsetSnapshot(Arc<Tables>);
+
+/// Why the reader left a requested partition out of its answer (Java logs these as CRITICAL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Omitted {
+    /// The partition could not be serialized into a key.
+    InvalidPartition(FormatError),
+    /// The stored value is not JSON.
+    ValueNotJson,
+    /// The stored value is not null or a map of primitives.
+    InvalidValue(FormatError),
+}
+
+/// What `OffsetStorageReader.offsets(partitions)` returns, plus what it left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OffsetLookup {
+    /// Each requested partition (duplicates by key bytes collapsed, first kept) and its offset,
+    /// `None` when nothing is stored.
+    pub offsets: Vec<(OrderedMap, Option<JsonObject>)>,
+    /// Partitions left out, and why.
+    pub omitted: Vec<(OrderedMap, Omitted)>,
+}
+
+impl OffsetSnapshot {
+    /// The latest value stored under exactly these key bytes.
+    pub fn get(&self, key: Option<&[u8]>) -> Option<&StoredOffset> {
+        self.0.data.get(&key.map(<[u8]>::to_vec))
+    }
+
+    /// Every live key and its record, sorted by key bytes (a null key first).
+    pub fn entries(&self) -> impl Iterator<Item = (Option<&[u8]>, &StoredOffset)> + '_ {
+        self.0.data.iter().map(|(k, v)| (k.as_deref(), v))
+    }
+
+    /// How many keys are live.
+    pub fn len(&self) -> usize {
+        self.0.data.len()
+    }
+
+    /// Whether no key is live.
+    pub fn is_empty(&self) -> bool {
+        self.0.data.is_empty()
+    }
+
+    /// Connectors that have (or had) tracked partitions.
+    pub fn connectors(&self) -> impl Iterator<Item = &str> + '_ {
+        self.0.connector_partitions.keys().map(String::as_str)
+    }
+
+    /// Java's `connectorPartitions(name)`: the connector's known partitions, sorted.
+    pub fn connector_partitions(&self, connector: &str) -> impl Iterator<Item = &JsonObject> + '_ {
+        self.0
+            .connector_partitions
+            .get(connector)
+            .into_iter()
+            .flat_map(|set| set.keys())
+    }
+
+    /// The connector's partitions as Java re-serializes them (in `HashMap` order).
+    pub fn connector_partitions_java_order(&self, connector: &str) -> Vec<OrderedMap> {
+        self.0
+            .connector_partitions
+            .get(connector)
+            .into_iter()
+            .flat_map(|set| set.iter())
+            .map(|(p, order)| {
+                let names: Vec<&str> = order.iter().map(String::as_str).collect();
+                OrderedMap::java_hash_map(p, &names)
+            })
+            .collect()
+    }
+
+    /// `OffsetStorageReader.offset(partition)` for `connector` (KIP-131): `None` when nothing is
+    /// stored, when the value is null, or when it cannot be read.
+    pub fn offset(&self, connector: &str, partition: &OrderedMap) -> Option<JsonObject> {
+        self.offsets(connector, core::slice::from_ref(partition))
+            .offsets
+            .into_iter()
+            .next()
+            .and_then(|(_, offset)| offset)
+    }
+
+    /// `OffsetStorageReader.offsets(partitions)` for `connector` (KIP-131, spec §4.6): each
+    /// partition is serialized in its own member order and looked up by exact key bytes.
+    pub fn offsets(&self, connector: &str, partitions: &[OrderedMap]) -> OffsetLookup {
+        let mut lookup = OffsetLookup::default();
+        let mut seen: Vec<Vec<u8>> = Vec::new();
+        for partition in partitions {
+            let key = match offset_key(connector, Some(partition)) {
+                Ok(key) => key,
+                Err(e) => {
+                    lookup
+                        .omitted
+                        .push((partition.clone(), Omitted::InvalidPartition(e)));
+                    continue;
+                }
+            };
+            if seen.contains(&key) {
+                continue;
+            }
+            let offset = match self.get(Some(&key)) {
+                None => Ok(None),
+                Some(stored) => read_offset(&stored.value),
+            };
+            seen.push(key);
+            match offset {
+                Ok(offset) => lookup.offsets.push((partition.clone(), offset)),
+                Err(why) => lookup.omitted.push((partition.clone(), why)),
+            }
+        }
+        lookup
+    }
+}
+
+/// Converts stored value bytes as the reader does: JSON, then null or a map of primitives.
+fn read_offset(value: &[u8]) -> Result<Option<JsonObject>, Omitted> {
+    match json::parse(value) {
+        Err(_) => Err(Omitted::ValueNotJson),
+        Ok(None | Some(JsonValue::Null)) => Ok(None),
+        Ok(Some(v)) => {
+            validate_value(&v).map_err(Omitted::InvalidValue)?;
+            match v {
+                JsonValue::Object(map) => Ok(Some(map)),
+                _ => Err(Omitted::InvalidValue(FormatError::NotAMap)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,282 @@
+//! `OffsetUtils.processPartitionKey` (spec §4.4): which connector and source partition an
+//! offsets-topic key names.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::json::{self, JsonObject, JsonValue};
+
+/// A key that names a connector and a source partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PartitionKey {
+    pub(crate) connector: String,
+    pub(crate) partition: JsonObject,
+    /// The partition's member names in the order the key lists them (first occurrences), which
+    /// is the order Java's `JsonConverter` puts them into its `HashMap`.
+    pub(crate) member_order: Vec<String>,
+}
+
+/// What `processPartitionKey` makes of a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum KeyShape {
+    /// `[connector, {partition}]`.
+    Partition(PartitionKey),
+    /// `[connector, null]`: ignored silently (KAFKA-16392).
+    NullPartition,
+    /// Anything else: ignored for partition tracking with a warning.
+    Ignored(KeyProblem),
+}
+
+/// Why a key is not tracked as a connector partition (each is one WARN in Java).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyProblem {
+    /// The record has no key.
+    NullKey,
+    /// The key is not JSON (KAFKA-15800).
+    NotJson,
+    /// The key is not a JSON array (this includes empty keys).
+    NotAList,
+    /// The array does not have exactly two elements.
+    WrongLength(usize),
+    /// The first element is not a string.
+    FirstNotString,
+    /// The second element is neither an object nor null.
+    SecondNotMap,
+}
+
+impl fmt::Display for KeyProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NullKey => f.write_str("offset partition key with an unexpected null value"),
+            Self::NotJson => {
+                f.write_str("offset partition key with unknown serialization (expected JSON)")
+            }
+            Self::NotAList => {
+                f.write_str("offset partition key of unexpected format (expected a list)")
+            }
+            Self::WrongLength(n) => {
+                write!(f, "offset partition key with {n} elements (expected 2)")
+            }
+            Self::FirstNotString => {
+                f.write_str("offset partition key whose first element is not a string")
+            }
+            Self::SecondNotMap => {
+                f.write_str("offset partition key whose second element is not a map")
+            }
+        }
+    }
+}
+
+/// Classifies a key exactly as `processPartitionKey` does, steps 1-6.
+pub(crate) fn classify(key: Option<&[u8]>) -> KeyShape {
+    let Some(bytes) = key else {
+        return KeyShape::Ignored(KeyProblem::NullKey);
+    };
+    let value = match json::parse(bytes) {
+        Ok(v) => v,
+        Err(_) => return KeyShape::Ignored(KeyProblem::NotJson),
+    };
+    let Some(JsonValue::Array(mut items)) = value else {
+        return KeyShape::Ignored(KeyProblem::NotAList);
+    };
+    if items.len() != 2 {
+        return KeyShape::Ignored(KeyProblem::WrongLength(items.len()));
+    }
+    let (Some(second), Some(first)) = (items.pop(), items.pop()) else {
+        return KeyShape::Ignored(KeyProblem::WrongLength(0));
+    };
+    let JsonValue::String(connector) = first else {
+        return KeyShape::Ignored(KeyProblem::FirstNotString);
+    };
+    match second {
+        JsonValue::Object(partition) => {
+            let member_order = second_element_member_names(bytes).unwrap_or_default();
+            KeyShape::Partition(PartitionKey {
+                connector,
+                partition,
+                member_order,
+            })
+        }
+        JsonValue::Null => KeyShape::NullPartition,
+        _ => KeyShape::Ignored(KeyProblem::SecondNotMap),
+    }
+}
+
+/// The member names of the object that is the second element of the top-level array, in
+/// document order, first occurrences only. Called only on keys the JSON reader accepted; any
+/// surprise gives `None` (the names then fall back to sorted order).
+fn second_element_member_names(bytes: &[u8]) -> Option<Vec<String>> {
+    let mut scan = Scanner { bytes, pos: 0 };
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        scan.pos = 3;
+    }
+    scan.expect(b'[')?;
+    scan.skip_value()?;
+    scan.expect(b',')?;
+    scan.expect(b'{')?;
+    let mut names: Vec<String> = Vec::new();
+    loop {
+        scan.skip_ws();
+        if scan.peek()? == b'}' {
+            return Some(names);
+        }
+        let start = scan.pos;
+        scan.skip_string()?;
+        let Ok(Some(JsonValue::String(name))) = json::parse(bytes.get(start..scan.pos)?) else {
+            return None;
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+        scan.expect(b':')?;
+        scan.skip_value()?;
+        scan.skip_ws();
+        match scan.next()? {
+            b',' => {}
+            b'}' => return Some(names),
+            _ => return None,
+        }
+    }
+}
+
+/// A forward-only scanner over JSON text that is already known to be valid.
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn next(&mut self) -> Option<u8> {
+        let b = self.peek()?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.skip_ws();
+        (self.next()? == byte).then_some(())
+    }
+
+    /// Skips a string token starting at the current `"`.
+    fn skip_string(&mut self) -> Option<()> {
+        if self.next()? != b'"' {
+            return None;
+        }
+        loop {
+            match self.next()? {
+                b'\\' => {
+                    self.next()?;
+                }
+                b'"' => return Some(()),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips one value of any kind, nested containers included (iteratively).
+    fn skip_value(&mut self) -> Option<()> {
+        self.skip_ws();
+        match self.peek()? {
+            b'"' => self.skip_string(),
+            b'[' | b'{' => {
+                let mut depth = 0usize;
+                loop {
+                    match self.peek()? {
+                        b'"' => {
+                            self.skip_string()?;
+                            continue;
+                        }
+                        b'[' | b'{' => depth += 1,
+                        b']' | b'}' => {
+                            depth = depth.checked_sub(1)?;
+                            if depth == 0 {
+                                self.pos += 1;
+                                return Some(());
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.pos += 1;
+                }
+            }
+            _ => {
+                while !matches!(
+                    self.peek(),
+                    None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+                ) {
+                    self.pos += 1;
+                }
+                Some(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn partition(key: &str) -> PartitionKey {
+        match classify(Some(key.as_bytes())) {
+            KeyShape::Partition(p) => p,
+            other => panic!("{key}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn partitions_and_their_member_order() {
+        let p = partition(r#"["c",{"table":"t","shard":1,"database":"d"}]"#);
+        assert_eq!(p.connector, "c");
+        assert_eq!(p.member_order, ["table", "shard", "database"]);
+        assert_eq!(p.partition.len(), 3);
+        let p = partition(
+            " [ \"c\" , { \"a\\\"\" : [1,{\"x\":[]}] , \"b\" : \"}\" , \"a\\\"\" : 2 } ] trailing",
+        );
+        assert_eq!(p.member_order, ["a\"", "b"]);
+        assert_eq!(p.partition.get("a\""), Some(&JsonValue::Long(2)));
+        let p = partition(r#"["c",{}]"#);
+        assert!(p.member_order.is_empty());
+    }
+
+    #[test]
+    fn every_rejection_of_process_partition_key() {
+        let shape = |k: &[u8]| classify(Some(k));
+        assert_eq!(classify(None), KeyShape::Ignored(KeyProblem::NullKey));
+        assert_eq!(
+            shape(b"i-am-not-json"),
+            KeyShape::Ignored(KeyProblem::NotJson)
+        );
+        assert_eq!(shape(&[0]), KeyShape::Ignored(KeyProblem::NotJson));
+        assert_eq!(shape(b""), KeyShape::Ignored(KeyProblem::NotAList));
+        assert_eq!(shape(b"{}"), KeyShape::Ignored(KeyProblem::NotAList));
+        assert_eq!(
+            shape(br#"["c"]"#),
+            KeyShape::Ignored(KeyProblem::WrongLength(1))
+        );
+        assert_eq!(
+            shape(br#"[1,{}]"#),
+            KeyShape::Ignored(KeyProblem::FirstNotString)
+        );
+        assert_eq!(
+            shape(br#"["c",[1]]"#),
+            KeyShape::Ignored(KeyProblem::SecondNotMap)
+        );
+        assert_eq!(shape(br#"["c",null]"#), KeyShape::NullPartition);
+        assert_eq!(
+            shape(br#"["c",{"a":1},3]"#),
+            KeyShape::Ignored(KeyProblem::WrongLength(3))
+        );
+    }
+}

@@ -1,0 +1,374 @@
+//! Unit tests of the offsets machine, the KIP-131 reader and KIP-875 (spec §4).
+
+use alloc::string::ToString;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::kip875::{self, ModifyOffsetsError};
+use super::*;
+use crate::config::ConfigLog;
+
+struct Feed {
+    log: OffsetLog,
+}
+
+impl Feed {
+    fn new() -> Self {
+        Self {
+            log: OffsetLog::new(),
+        }
+    }
+
+    /// A record on `partition` at that partition's next offset.
+    fn put(&mut self, partition: i32, key: Option<&str>, value: Option<&str>) {
+        let offset = self.log.next_fetch_offset(partition);
+        let record = Record {
+            key: key.map(str::as_bytes),
+            value: value.map(str::as_bytes),
+            offset,
+            partition,
+        };
+        assert!(self.log.handle_record(record).unwrap().is_applied());
+    }
+
+    fn snap(&self) -> OffsetSnapshot {
+        self.log.snapshot()
+    }
+}
+
+fn s(v: &str) -> JsonValue {
+    JsonValue::String(v.into())
+}
+
+fn obj(members: &[(&str, JsonValue)]) -> JsonObject {
+    members
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), v.clone()))
+        .collect()
+}
+
+fn ordered(members: &[(&str, JsonValue)]) -> OrderedMap {
+    OrderedMap::new(members.iter().map(|(k, v)| (*k, v.clone())))
+}
+
+#[test]
+fn latest_value_per_exact_key_bytes_and_tombstones_remove() {
+    let mut feed = Feed::new();
+    feed.put(3, Some(r#"["c1",{"f":"a"}]"#), Some(r#"{"pos":10}"#));
+    feed.put(3, Some(r#"["c1",{"f":"a"}]"#), Some(r#"{"pos":20}"#));
+    feed.put(1, Some(r#"["c1",{"f":"b"}]"#), Some(r#"{"pos":5}"#));
+    feed.put(1, Some(r#"["c1",{"f":"b"}]"#), None);
+    let snap = feed.snap();
+    assert_eq!(snap.len(), 1);
+    let stored = snap.get(Some(br#"["c1",{"f":"a"}]"#)).unwrap();
+    assert_eq!((stored.partition, stored.offset), (3, 1));
+    assert_eq!(stored.value, br#"{"pos":20}"#);
+    assert_eq!(snap.get(Some(br#"["c1",{"f":"b"}]"#)), None);
+    let partitions: Vec<_> = snap.connector_partitions("c1").cloned().collect();
+    assert_eq!(partitions, [obj(&[("f", s("a"))])]);
+}
+
+#[test]
+fn any_key_is_stored_byte_wise_but_only_lists_are_tracked() {
+    let mut feed = Feed::new();
+    feed.put(0, None, Some("{}"));
+    feed.put(0, Some("i-am-not-json"), Some("{}"));
+    feed.put(0, Some(""), Some("x"));
+    feed.put(0, Some(r#"["c",null]"#), Some(r#"{"a":1}"#));
+    feed.put(0, Some(r#"["c"]"#), Some("{}"));
+    let snap = feed.snap();
+    assert_eq!(snap.len(), 5);
+    assert!(snap.get(None).is_some());
+    assert_eq!(snap.connectors().count(), 0);
+    assert_eq!(feed.log.diagnostics().untracked_keys(), 4);
+    assert_eq!(feed.log.diagnostics().null_partition_keys(), 1);
+}
+
+#[test]
+fn partition_sets_compare_like_java_map_equals() {
+    let mut feed = Feed::new();
+    // Same map, two member orders: two keys in the data, one partition in the set.
+    feed.put(0, Some(r#"["c",{"a":1,"b":2}]"#), Some(r#"{"o":1}"#));
+    feed.put(0, Some(r#"["c",{"b":2,"a":1}]"#), Some(r#"{"o":2}"#));
+    assert_eq!(feed.snap().len(), 2);
+    assert_eq!(feed.snap().connector_partitions("c").count(), 1);
+    // A tombstone on one order drops the partition from the set, the other key stays (§6.2).
+    feed.put(0, Some(r#"["c",{"b":2,"a":1}]"#), None);
+    assert_eq!(feed.snap().connector_partitions("c").count(), 0);
+    assert_eq!(feed.snap().len(), 1);
+    assert!(
+        feed.snap().connectors().any(|c| c == "c"),
+        "the set stays, empty"
+    );
+    // Longs and doubles are different values in Java (1 != 1.0).
+    feed.put(0, Some(r#"["d",{"a":1}]"#), Some("{}"));
+    feed.put(0, Some(r#"["d",{"a":1.0}]"#), Some("{}"));
+    assert_eq!(feed.snap().connector_partitions("d").count(), 2);
+    // A first record that is a tombstone still creates the (empty) set.
+    feed.put(0, Some(r#"["e",{"a":1}]"#), None);
+    assert_eq!(feed.snap().connector_partitions("e").count(), 0);
+    assert!(feed.snap().connectors().any(|c| c == "e"));
+}
+
+#[test]
+fn kip131_reader_matches_exact_key_bytes() {
+    let mut feed = Feed::new();
+    feed.put(
+        0,
+        Some(r#"["src",{"file":"a","line":1}]"#),
+        Some(r#"{"pos":7}"#),
+    );
+    feed.put(1, Some(r#"["src",{"file":"n"}]"#), Some("null"));
+    feed.put(
+        2,
+        Some(r#"["src",{"file":"bad"}]"#),
+        Some(r#"{"nested":{"x":1}}"#),
+    );
+    feed.put(2, Some(r#"["src",{"file":"junk"}]"#), Some("not json"));
+    let snap = feed.snap();
+    let hit = ordered(&[("file", s("a")), ("line", JsonValue::Long(1))]);
+    let other_order = ordered(&[("line", JsonValue::Long(1)), ("file", s("a"))]);
+    assert_eq!(
+        snap.offset("src", &hit),
+        Some(obj(&[("pos", JsonValue::Long(7))]))
+    );
+    assert_eq!(
+        snap.offset("src", &other_order),
+        None,
+        "byte-exact: other order misses"
+    );
+    assert_eq!(
+        snap.offset("other", &hit),
+        None,
+        "the namespace is the connector"
+    );
+    let requested = vec![
+        hit.clone(),
+        hit.clone(),
+        ordered(&[("file", s("n"))]),
+        ordered(&[("file", s("missing"))]),
+        ordered(&[("file", s("bad"))]),
+        ordered(&[("file", s("junk"))]),
+        ordered(&[("x", JsonValue::Array(vec![]))]),
+    ];
+    let lookup = snap.offsets("src", &requested);
+    let found: Vec<_> = lookup
+        .offsets
+        .iter()
+        .map(|(p, o)| (p.clone(), o.is_some()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (hit, true),
+            (ordered(&[("file", s("n"))]), false),
+            (ordered(&[("file", s("missing"))]), false)
+        ],
+        "duplicates collapse; stored null and missing both read as None"
+    );
+    let why: Vec<_> = lookup.omitted.iter().map(|(_, w)| w.clone()).collect();
+    assert!(matches!(why[0], Omitted::InvalidValue(_)));
+    assert_eq!(why[1], Omitted::ValueNotJson);
+    assert!(matches!(why[2], Omitted::InvalidPartition(_)));
+}
+
+#[test]
+fn kip875_listing_uses_java_hash_map_order() {
+    let mut feed = Feed::new();
+    // Written in HashMap order (kafka_partition before kafka_topic): found.
+    feed.put(
+        0,
+        Some(r#"["sink",{"kafka_partition":3,"kafka_topic":"t"}]"#),
+        Some(r#"{"kafka_offset":1000}"#),
+    );
+    // Written in another order: listed with a null offset, as Java does.
+    feed.put(
+        1,
+        Some(r#"["src",{"kafka_topic":"t","kafka_partition":1}]"#),
+        Some(r#"{"o":1}"#),
+    );
+    let snap = feed.snap();
+    let listing = kip875::list(&snap, "sink");
+    assert_eq!(listing.offsets.len(), 1);
+    assert_eq!(
+        listing.offsets[0].offset,
+        Some(obj(&[("kafka_offset", JsonValue::Long(1000))]))
+    );
+    let listing = kip875::list(&snap, "src");
+    assert_eq!(listing.offsets[0].offset, None);
+    assert_eq!(kip875::list(&snap, "nobody").offsets, vec![]);
+}
+
+#[test]
+fn reset_tombstones_land_where_the_records_live() {
+    let mut feed = Feed::new();
+    feed.put(
+        7,
+        Some(r#"["c",{"database":"d","table":"t","shard":1}]"#),
+        Some(r#"{"o":1}"#),
+    );
+    feed.put(2, Some(r#"["c",{"f":"x"}]"#), Some(r#"{"o":2}"#));
+    feed.put(4, Some(r#"["other",{"f":"x"}]"#), Some(r#"{"o":3}"#));
+    let snap = feed.snap();
+    let records = kip875::reset_records(&snap, "c", 25).unwrap();
+    let got: Vec<_> = records
+        .iter()
+        .map(|r| {
+            (
+                core::str::from_utf8(&r.key).unwrap().to_string(),
+                r.value.clone(),
+                r.partition,
+            )
+        })
+        .collect();
+    // The first key was not in HashMap order (database, shard, table), so its tombstone goes to
+    // a different key, placed by the default partitioner; the second lands on partition 2.
+    let reordered = r#"["c",{"database":"d","shard":1,"table":"t"}]"#;
+    assert_eq!(
+        got,
+        vec![
+            (
+                reordered.to_string(),
+                None,
+                default_partition(reordered.as_bytes(), 25)
+            ),
+            (r#"["c",{"f":"x"}]"#.to_string(), None, Some(2)),
+        ]
+    );
+    // Applied, the reset leaves the set empty, but the mis-ordered original record survives.
+    for r in &records {
+        let offset = feed.log.next_fetch_offset(r.partition.unwrap());
+        feed.log
+            .handle_record(Record {
+                key: Some(&r.key),
+                value: None,
+                offset,
+                partition: r.partition.unwrap(),
+            })
+            .unwrap();
+    }
+    let after = feed.snap();
+    assert_eq!(after.connector_partitions("c").count(), 0);
+    assert_eq!(kip875::list(&after, "c").offsets, vec![]);
+    assert!(after
+        .get(Some(br#"["c",{"database":"d","table":"t","shard":1}]"#))
+        .is_some());
+    assert!(after.get(Some(br#"["c",{"f":"x"}]"#)).is_none());
+    assert_eq!(
+        kip875::reset_records(&after, "c", 25).unwrap(),
+        vec![],
+        "a repeated reset writes nothing"
+    );
+}
+
+#[test]
+fn alter_normalises_to_hash_map_order() {
+    let snap = Feed::new().snap();
+    let entries = vec![
+        (
+            ordered(&[
+                ("kafka_topic", s("t")),
+                ("kafka_partition", JsonValue::Long(3)),
+            ]),
+            Some(ordered(&[
+                ("b", JsonValue::Long(1)),
+                ("a", JsonValue::Long(2)),
+            ])),
+        ),
+        (ordered(&[("f", s("gone"))]), None),
+    ];
+    let records = kip875::alter_records(&snap, "c", &entries, 25).unwrap();
+    assert_eq!(
+        records[0].key,
+        br#"["c",{"kafka_partition":3,"kafka_topic":"t"}]"#
+    );
+    assert_eq!(records[0].value.as_deref(), Some(&br#"{"a":2,"b":1}"#[..]));
+    assert_eq!(records[0].partition, default_partition(&records[0].key, 25));
+    assert_eq!(records[1].value, None);
+    assert_eq!(
+        kip875::alter_records(&snap, "c", &[], 25),
+        Err(ModifyOffsetsError::NoOffsets)
+    );
+    assert_eq!(
+        kip875::alter_records(&snap, "c", &entries, 0),
+        Err(ModifyOffsetsError::NoTopicPartitions)
+    );
+}
+
+#[test]
+fn modifications_require_a_stopped_connector_with_no_tasks() {
+    let mut config = ConfigLog::new();
+    let put = |config: &mut ConfigLog, key: &str, value: &str| {
+        let offset = config.next_fetch_offset(0);
+        config
+            .handle_record(Record::new(key.as_bytes(), Some(value.as_bytes()), offset))
+            .unwrap();
+    };
+    put(&mut config, "connector-c", r#"{"properties":{}}"#);
+    put(&mut config, "task-c-0", r#"{"properties":{}}"#);
+    put(&mut config, "commit-c", r#"{"tasks":1}"#);
+    let snap = config.snapshot();
+    let not_found = kip875::check_modifiable(&snap, "x").unwrap_err();
+    assert_eq!(not_found.to_string(), "Connector x not found");
+    assert_eq!(not_found.http_status(), 404);
+    let running = kip875::check_modifiable(&snap, "c").unwrap_err();
+    assert_eq!(running.http_status(), 400);
+    assert!(running.to_string().starts_with(
+        "Connectors must be in the STOPPED state before their offsets can be modified."
+    ));
+    put(
+        &mut config,
+        "target-state-c",
+        r#"{"state":"PAUSED","state.v2":"STOPPED"}"#,
+    );
+    assert!(
+        kip875::check_modifiable(&config.snapshot(), "c").is_err(),
+        "still one task"
+    );
+    put(&mut config, "commit-c", r#"{"tasks":0}"#);
+    assert_eq!(kip875::check_modifiable(&config.snapshot(), "c"), Ok(()));
+    assert!(kip875::success_message(true).contains("have been reset successfully"));
+}
+
+#[test]
+fn events_after_catch_up_and_duplicates_skipped() {
+    let mut log = OffsetLog::new();
+    let key = br#"["c",{"f":"a"}]"#;
+    log.handle_record(Record::new(key, Some(b"{}"), 0)).unwrap();
+    assert_eq!(log.poll_event(), None);
+    log.mark_caught_up();
+    log.handle_record(Record::new(key, None, 1)).unwrap();
+    assert_eq!(
+        log.poll_event(),
+        Some(OffsetEvent::Removed {
+            key: Some(key.to_vec()),
+            partition: 0
+        })
+    );
+    assert_eq!(
+        log.handle_record(Record::new(key, Some(b"{}"), 1)).unwrap(),
+        RecordOutcome::Skipped(OffsetSkip::Duplicate { next_expected: 2 })
+    );
+    assert!(log.snapshot().is_empty());
+    assert_eq!(log.diagnostics().duplicates(), 1);
+}
+
+#[test]
+fn checkpoints_round_trip() {
+    let mut feed = Feed::new();
+    feed.put(3, Some(r#"["c",{"b":1,"a":2}]"#), Some(r#"{"o":1}"#));
+    feed.put(0, None, Some("x"));
+    let bytes = feed.log.checkpoint();
+    let restored = OffsetLog::restore(&bytes).unwrap();
+    assert_eq!(restored.snapshot(), feed.snap());
+    assert_eq!(restored.next_fetch_offset(3), 1);
+    assert_eq!(
+        kip875::reset_records(&restored.snapshot(), "c", 5),
+        kip875::reset_records(&feed.snap(), "c", 5)
+    );
+    assert!(OffsetLog::restore(&bytes[..bytes.len() - 1]).is_err());
+    assert!(
+        ConfigLog::restore(&bytes).is_err(),
+        "another topic's checkpoint is refused"
+    );
+}
