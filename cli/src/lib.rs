@@ -56,6 +56,10 @@ pub enum Command {
 pub enum Topic {
     /// The config topic (`config.storage.topic`).
     Config,
+    /// The status topic (`status.storage.topic`).
+    Status,
+    /// The offsets topic (`offset.storage.topic`).
+    Offsets,
 }
 
 /// Output formats.
@@ -90,7 +94,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     let stderr = io::stderr();
     match cli.command {
         Command::Replay {
-            topic: Topic::Config,
+            topic,
             format,
             events,
             live_from,
@@ -105,7 +109,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 kcat::read_dump(BufReader::new(f), skip_bad_lines)?
             };
             let mut out = stdout.lock();
-            replay::run_config(
+            replay::run(
+                topic,
                 &dump,
                 live_from,
                 format,

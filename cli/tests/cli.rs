@@ -31,7 +31,12 @@ fn every_vector_matches_through_the_cli() {
     for (name, vector) in load_vectors() {
         let live_from = vector.live_from.map(|o| o.to_string());
         let mut args = vec![
-            "replay", "--topic", "config", "--format", "json", "--events",
+            "replay",
+            "--topic",
+            &vector.topic,
+            "--format",
+            "json",
+            "--events",
         ];
         if let Some(from) = &live_from {
             args.extend(["--live-from", from]);
@@ -119,7 +124,7 @@ fn table_output_explains_inconsistency() {
     let vectors = load_vectors();
     let (_, vector) = vectors
         .iter()
-        .find(|(name, _)| name.starts_with("03-"))
+        .find(|(name, _)| name.starts_with("config-03-"))
         .expect("the inconsistent vector exists");
     let output = connect_state(&["replay", "--topic", "config", "-"], &vector.kcat_lines());
     assert!(output.status.success());

@@ -1,11 +1,11 @@
 //! Exact reproductions of the `java.lang` / `java.util` behaviour that Kafka Connect's record
 //! handling depends on.
 //!
-//! Java Connect parses task keys with `String.split("-")` and `Integer.parseInt`, stores session
-//! keys with `java.util.Base64`, and hashes strings with `String.hashCode()`. Each of these has
-//! quirks (Unicode digits, dropped trailing empty strings, optional padding, UTF-16 code units)
-//! that a faithful re-implementation must reproduce, so they live here, tested against the Java
-//! semantics rather than against the nearest Rust standard-library function.
+//! Java Connect parses task keys with `String.split("-")` and `Integer.parseInt` and stores session
+//! keys with `java.util.Base64`. Each of these has quirks (Unicode digits, dropped trailing empty
+//! strings, optional padding) that a faithful re-implementation must reproduce, so they live
+//! here, tested against the Java semantics rather than against the nearest Rust standard-library
+//! function. (`String.hashCode()` and `HashMap` order live in [`crate::json::java_map`].)
 
 use alloc::string::String;
 use alloc::vec;

@@ -61,12 +61,14 @@ pub mod checkpoint;
 pub mod config;
 pub(crate) mod java;
 pub mod json;
+pub mod machine;
 pub mod offsets;
 mod position;
 mod record;
 pub mod status;
 mod sync;
 
+pub use machine::TopicMachine;
 pub use record::{ProducerRecord, Record, RecordError, RecordOutcome};
 
 /// The README's code blocks, compiled and run as doctests so the README cannot drift.

@@ -14,8 +14,10 @@
 use std::path::{Path, PathBuf};
 
 use engine::config::{ConfigLog, EventJson, SnapshotJson};
-use engine::Record;
-use serde::Deserialize;
+use engine::offsets::{OffsetEventJson, OffsetLog, OffsetSnapshotJson};
+use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
+use engine::{Record, TopicMachine};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One record of a vector, in kcat's member names.
@@ -37,7 +39,7 @@ pub struct VectorRecord {
 pub struct Vector {
     /// What it checks.
     pub description: String,
-    /// The topic (`config`).
+    /// The topic: `config`, `status` or `offsets`.
     pub topic: String,
     /// Records below this offset are catch-up; later ones produce events.
     #[serde(default)]
@@ -55,7 +57,7 @@ impl Vector {
             .iter()
             .map(|r| {
                 serde_json::json!({
-                    "topic": "connect-configs", "partition": r.partition, "offset": r.offset,
+                    "topic": format!("connect-{}", self.topic), "partition": r.partition, "offset": r.offset,
                     "key": r.key, "payload": r.payload,
                 })
                 .to_string()
@@ -66,12 +68,36 @@ impl Vector {
 
     /// Runs the vector through the library: `{"snapshot": ..., "events": [...]}`.
     pub fn run_library(&self) -> Value {
-        assert_eq!(self.topic, "config", "only config vectors exist so far");
-        let mut log = ConfigLog::new();
+        match self.topic.as_str() {
+            "config" => {
+                let (log, events) = self.feed::<ConfigLog>();
+                to_document(SnapshotJson(&log.snapshot()), events.iter().map(EventJson))
+            }
+            "status" => {
+                let (log, events) = self.feed::<StatusLog>();
+                to_document(
+                    StatusSnapshotJson(&log.snapshot()),
+                    events.iter().map(StatusEventJson),
+                )
+            }
+            "offsets" => {
+                let (log, events) = self.feed::<OffsetLog>();
+                to_document(
+                    OffsetSnapshotJson(&log.snapshot()),
+                    events.iter().map(OffsetEventJson),
+                )
+            }
+            other => panic!("unknown topic {other:?} in a vector"),
+        }
+    }
+
+    /// Feeds the records to a fresh machine, marking it caught up at `live_from`.
+    fn feed<M: TopicMachine + Default>(&self) -> (M, Vec<M::Event>) {
+        let mut machine = M::default();
         let mut events = Vec::new();
         for r in &self.records {
-            if !log.is_caught_up() && self.live_from.is_some_and(|from| r.offset >= from) {
-                log.mark_caught_up();
+            if !machine.is_caught_up() && self.live_from.is_some_and(|from| r.offset >= from) {
+                machine.mark_caught_up();
             }
             let record = Record {
                 key: r.key.as_deref().map(str::as_bytes),
@@ -79,19 +105,25 @@ impl Vector {
                 offset: r.offset,
                 partition: r.partition,
             };
-            log.handle_record(record)
+            machine
+                .handle_record(record)
                 .expect("vector records are well-formed");
-            events.extend(core::iter::from_fn(|| log.poll_event()));
+            events.extend(core::iter::from_fn(|| machine.poll_event()));
         }
-        let events: Vec<Value> = events
-            .iter()
-            .map(|e| serde_json::to_value(EventJson(e)).expect("events serialize"))
-            .collect();
-        serde_json::json!({
-            "snapshot": serde_json::to_value(SnapshotJson(&log.snapshot())).expect("snapshots serialize"),
-            "events": events,
-        })
+        machine.mark_caught_up();
+        (machine, events)
     }
+}
+
+/// `{"snapshot": ..., "events": [...]}` from serializable parts.
+fn to_document<S: Serialize, E: Serialize>(snapshot: S, events: impl Iterator<Item = E>) -> Value {
+    let events: Vec<Value> = events
+        .map(|e| serde_json::to_value(e).expect("events serialize"))
+        .collect();
+    serde_json::json!({
+        "snapshot": serde_json::to_value(snapshot).expect("snapshots serialize"),
+        "events": events,
+    })
 }
 
 /// The directory holding the vectors.

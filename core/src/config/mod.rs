@@ -400,5 +400,7 @@ fn missing(buffered: Option<&Deferred>, count: i32) -> (Vec<i32>, u64) {
     (listed, total)
 }
 
+crate::machine::delegate_topic_machine!(ConfigLog, ConfigEvent, ConfigSkip, ConfigSnapshot);
+
 #[cfg(test)]
 mod tests;

@@ -219,7 +219,8 @@ mod tests {
     }
 
     /// 14 Connect config keys. Hash codes and buckets computed with Python
-    /// (`h ^ (h >>> 16)` masked with 15 and with 31):
+    /// (`h ^ (h >>> 16)` masked with 15 and with 31); every expected order in this module was
+    /// also checked against `java.util.HashMap` on JDK 25.
     ///
     /// | # | key                      | hashCode    | @16 | @32 |
     /// |---|--------------------------|-------------|-----|-----|

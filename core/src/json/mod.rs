@@ -26,4 +26,4 @@ pub mod write;
 
 pub use read::{parse, JsonError, JsonErrorKind};
 pub use value::{JavaDouble, JsonObject, JsonValue, Natural, MAX_DEPTH};
-pub use write::{write_str, write_value};
+pub use write::{java_double_to_string, write_str, write_value};

@@ -74,12 +74,11 @@ fn push_unicode_escape(out: &mut String, unit: u16) {
 /// Appends `v` as compact JSON (no whitespace), the way Jackson writes a tree: object members in
 /// `BTreeMap` (sorted) order, strings escaped by [`write_str`], `Long` in decimal.
 ///
-/// A `Double` is written as Rust's shortest round-trip representation (`{:?}`), which is not
-/// necessarily what Java's `Double.toString` would print (`1e300` instead of `1.0E300`, `1e16`
-/// instead of `1.0E16`) but always reads back as the same `f64` and is always valid JSON: a
-/// finite value always contains `.` or `e` (`1.0`, `-0.0`, `2.5e-8`), so it reads back as a
-/// `Double`, not a `Long`. Non-finite values (NaN, ±infinity), which JSON cannot represent, are
-/// written as `null`.
+/// A finite `Double` is written as Java's `Double.toString` (JDK 19 and later) would, see
+/// [`java_double_to_string`]: `1.0`, `-0.0`, `3.14`, `1.0E20`, `2.5E-8`. That is always valid
+/// JSON and always contains a `.`, so it reads back as the same `Double`, not a `Long`.
+/// Non-finite values (NaN, ±infinity) are written as `null`: Java would write `NaN`, `Infinity`
+/// or `-Infinity`, which is not JSON and which Connect's own reader rejects.
 ///
 /// Recursion depth equals the nesting depth of `v`; values produced by
 /// [`parse`](super::read::parse) are at most 1000 deep.
@@ -95,12 +94,7 @@ pub fn write_value(out: &mut String, v: &JsonValue) {
         JsonValue::Double(d) => {
             let d = d.get();
             if d.is_finite() {
-                let start = out.len();
-                let _ = write!(out, "{d:?}");
-                let written = out.get(start..).unwrap_or_default();
-                if !written.contains(['.', 'e', 'E']) {
-                    out.push_str(".0");
-                }
+                push_java_double(out, d);
             } else {
                 out.push_str("null");
             }
@@ -128,6 +122,243 @@ pub fn write_value(out: &mut String, v: &JsonValue) {
             }
             out.push('}');
         }
+    }
+}
+
+/// Java's `Double.toString(d)` as of JDK 19 (JDK-4511638, Raffaello Giulietti's shortest
+/// decimal algorithm), which is what Jackson writes for a `double`.
+///
+/// The digits are those of the shortest decimal that rounds to `d`; if several decimals of that
+/// length round to `d`, the one closest to `d`, and of two equally close ones the one whose last
+/// digit is even. These are the digits of Rust's shortest round-trip formatting except in two
+/// cases, which this function corrects:
+///
+/// * an exact tie, where Rust picks the larger digit and Java the even one (`274211171985320.125`
+///   is `2.7421117198532012E14` in Java, `2.7421117198532013e14` in Rust);
+/// * a shortest decimal of a single digit, where Java instead picks the closest decimal of at
+///   most two digits that still rounds to `d`. That only changes a few tiny subnormals
+///   (`Double.MIN_VALUE` is `4.9E-324`, not `5.0E-324`; twice it is `9.9E-324`).
+///
+/// The layout:
+///
+/// * zero is `0.0` or `-0.0`;
+/// * if 10<sup>-3</sup> ≤ |d| < 10<sup>7</sup>, plain decimal notation with at least one digit
+///   after the point: `1.0`, `3.14`, `0.001`, `100.0`, `9999999.0`;
+/// * otherwise computerized scientific notation: one digit, a point, at least one more digit,
+///   `E` and the exponent, with `-` but never `+`: `1.0E7`, `1.0E-5`, `1.23456789123E8`,
+///   `1.7976931348623157E308`;
+/// * `NaN`, `Infinity` and `-Infinity` as in Java (note that [`write_value`] writes these as
+///   `null` instead, since they are not JSON).
+///
+/// JDK 18 and earlier used a different algorithm that sometimes printed more digits than needed
+/// (JDK 17 prints `2e23` as `1.9999999999999998E23` and `1e23` as `9.999999999999999E22`, where
+/// JDK 19+ prints `2.0E23` and `1.0E23`); this function follows JDK 19+.
+pub fn java_double_to_string(d: f64) -> String {
+    let mut out = String::new();
+    if d.is_nan() {
+        out.push_str("NaN");
+    } else if d.is_infinite() {
+        out.push_str(if d > 0.0 { "Infinity" } else { "-Infinity" });
+    } else {
+        push_java_double(&mut out, d);
+    }
+    out
+}
+
+/// A positive decimal `d₀.d₁d₂… × 10^exponent` of at most 17 digits, as digit values.
+#[derive(Clone, Copy)]
+struct SciDecimal {
+    /// Significant digits (0 to 9), most significant first; `len` of them are used.
+    digits: [u8; 17],
+    /// Number of digits used, 1 to 17.
+    len: usize,
+    /// Decimal exponent of the first digit.
+    exponent: i32,
+}
+
+impl SciDecimal {
+    /// Parses Rust's `{:e}` / `{:.1e}` output for a non-negative finite `f64`, e.g. `1.25e-7`,
+    /// `5e-324`, `0e0`. Drops trailing zero digits (keeping at least one).
+    fn parse(text: &str) -> Option<Self> {
+        let (mantissa, exponent) = text.split_once('e')?;
+        let exponent = exponent.parse::<i32>().ok()?;
+        let mut digits = [0; 17];
+        let mut len = 0;
+        for b in mantissa.bytes().filter(|&b| b != b'.') {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            *digits.get_mut(len)? = b - b'0';
+            len += 1;
+        }
+        while len > 1 && digits.get(len - 1) == Some(&0) {
+            len -= 1;
+        }
+        (len > 0).then_some(Self {
+            digits,
+            len,
+            exponent,
+        })
+    }
+
+    /// The used digits.
+    fn digits(&self) -> &[u8] {
+        self.digits.get(..self.len).unwrap_or_default()
+    }
+
+    /// The digits as an integer (at most 17 digits, so it fits).
+    fn significand(&self) -> u64 {
+        self.digits()
+            .iter()
+            .fold(0, |acc, &digit| acc * 10 + u64::from(digit))
+    }
+
+    /// The same decimal with its last digit replaced by `digit`.
+    fn with_last_digit(mut self, digit: u8) -> Self {
+        if let Some(last) = self.digits.get_mut(self.len - 1) {
+            *last = digit;
+        }
+        self
+    }
+
+    /// Whether this decimal, read back as an `f64`, is `x`. Uses `scratch` as a buffer.
+    fn reads_as(&self, x: f64, scratch: &mut String) -> bool {
+        scratch.clear();
+        scratch.extend(self.digits().iter().map(|&digit| char::from(b'0' + digit)));
+        let _ = write!(
+            scratch,
+            "e{}",
+            i64::from(self.exponent) + 1 - self.len as i64
+        );
+        scratch.parse::<f64>() == Ok(x)
+    }
+}
+
+/// Whether the positive finite `x` equals `c × 10^p` exactly.
+fn equals_decimal(x: f64, c: u64, p: i32) -> bool {
+    /// Splits `n` into its odd part and its power of two; `None` for 0.
+    fn odd_and_twos(n: u128) -> Option<(u128, i64)> {
+        (n != 0).then(|| (n >> n.trailing_zeros(), i64::from(n.trailing_zeros())))
+    }
+    let bits = x.to_bits();
+    let biased = i64::try_from((bits >> 52) & 0x7ff).unwrap_or(0);
+    let fraction = bits & ((1 << 52) - 1);
+    // x = m × 2^q.
+    let (m, q) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    };
+    let five_pow = |k: u32| 5u128.checked_pow(k);
+    // Compare the odd parts and the powers of two of both sides. An overflow means an odd part
+    // beyond 2^128, which the other side (below 2^64) cannot match.
+    let sides = if p >= 0 {
+        // m × 2^q == (c × 5^p) × 2^p
+        let lhs = odd_and_twos(u128::from(m)).map(|(odd, twos)| (odd, twos + q));
+        let rhs = five_pow(p.unsigned_abs())
+            .and_then(|f| f.checked_mul(u128::from(c)))
+            .and_then(odd_and_twos)
+            .map(|(odd, twos)| (odd, twos + i64::from(p)));
+        (lhs, rhs)
+    } else {
+        // (m × 5^k) × 2^(q + k) == c, with k = -p
+        let k = p.unsigned_abs();
+        let lhs = five_pow(k)
+            .and_then(|f| f.checked_mul(u128::from(m)))
+            .and_then(odd_and_twos)
+            .map(|(odd, twos)| (odd, twos + q + i64::from(k)));
+        (lhs, odd_and_twos(u128::from(c)))
+    };
+    matches!(sides, (Some(lhs), Some(rhs)) if lhs == rhs)
+}
+
+/// Java's choice among the decimals that round to the positive finite `x`, given Rust's
+/// shortest one. `scratch` is a buffer.
+fn java_decimal(x: f64, shortest: SciDecimal, scratch: &mut String) -> SciDecimal {
+    let last = shortest.digits().last().copied().unwrap_or(0);
+    if shortest.len == 1 {
+        // Java's rule for a one-digit shortest decimal: the closest decimal of at most two
+        // digits that still rounds to `x`. `{:.1e}` is `x` correctly rounded to two digits.
+        scratch.clear();
+        let _ = write!(scratch, "{x:.1e}");
+        if let Some(two) = SciDecimal::parse(scratch) {
+            if two.reads_as(x, scratch) {
+                return two;
+            }
+        }
+    } else if last % 2 == 1 {
+        // An odd last digit may have won a tie that Java gives to the even neighbour. The
+        // neighbours ending in 0 are shorter decimals, so cannot round to `x`.
+        let n = u32::try_from(shortest.len).unwrap_or(u32::MAX);
+        let p = shortest.exponent.saturating_sub_unsigned(n);
+        for neighbour in [last - 1, last + 1] {
+            if neighbour == 0 || neighbour == 10 {
+                continue;
+            }
+            // The midpoint between `shortest` and the neighbour, one digit longer.
+            let midpoint = shortest.significand() * 10 + u64::from(last + neighbour) * 5
+                - u64::from(last) * 10;
+            let candidate = shortest.with_last_digit(neighbour);
+            if equals_decimal(x, midpoint, p) && candidate.reads_as(x, scratch) {
+                return candidate;
+            }
+        }
+    }
+    shortest
+}
+
+/// Appends `Double.toString(d)` for a finite `d`; see [`java_double_to_string`].
+fn push_java_double(out: &mut String, d: f64) {
+    if d.is_sign_negative() {
+        out.push('-');
+    }
+    let x = d.abs();
+    // Rust's `{:e}` gives the shortest round-trip digits, closest to `x` among the shortest.
+    let mut scratch = String::new();
+    let _ = write!(scratch, "{x:e}");
+    let Some(shortest) = SciDecimal::parse(&scratch) else {
+        // Unreachable: `{:e}` of a finite `f64` always parses.
+        let _ = write!(out, "{x:?}");
+        return;
+    };
+    let decimal = java_decimal(x, shortest, &mut scratch);
+    let digits = decimal.digits();
+    let exponent = decimal.exponent;
+    let push_digits = |out: &mut String, digits: &[u8]| {
+        out.extend(digits.iter().map(|&digit| char::from(b'0' + digit)));
+    };
+    if (-3..7).contains(&exponent) {
+        if exponent >= 0 {
+            // `exponent` is 0..=6 here.
+            let int_len = exponent.unsigned_abs() as usize + 1;
+            let (int_part, frac_part) = digits.split_at(int_len.min(digits.len()));
+            push_digits(out, int_part);
+            for _ in int_part.len()..int_len {
+                out.push('0');
+            }
+            out.push('.');
+            if frac_part.is_empty() {
+                out.push('0');
+            } else {
+                push_digits(out, frac_part);
+            }
+        } else {
+            out.push_str("0.");
+            for _ in 1..exponent.unsigned_abs() {
+                out.push('0');
+            }
+            push_digits(out, digits);
+        }
+    } else {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        push_digits(out, first);
+        out.push('.');
+        if rest.is_empty() {
+            out.push('0');
+        } else {
+            push_digits(out, rest);
+        }
+        let _ = write!(out, "E{exponent}");
     }
 }
 
@@ -232,22 +463,256 @@ mod tests {
     }
 
     #[test]
-    fn doubles_are_valid_json_with_a_point_or_exponent() {
+    #[allow(clippy::approx_constant)] // 3.14 is a formatting example, not an approximation of π.
+    fn java_double_to_string_examples() {
+        // Every expected string checked against `Double.toString` on JDK 25.
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1.0"),
+            (3.14, "3.14"),
+            (0.001, "0.001"),
+            (9_999_999.0, "9999999.0"),
+            (100.0, "100.0"),
+            (1e7, "1.0E7"),
+            (1e20, "1.0E20"),
+            (1e-5, "1.0E-5"),
+            (1.234_567_891_23e8, "1.23456789123E8"),
+            (f64::from_bits(1), "4.9E-324"),
+            (f64::MAX, "1.7976931348623157E308"),
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (2e23, "2.0E23"),
+            (1e23, "1.0E23"),
+            (2e-3, "0.002"),
+            (f64::MIN_POSITIVE, "2.2250738585072014E-308"),
+            (9.999_999_999_999_998e-4, "9.999999999999998E-4"),
+            (9_999_999.999_999_998, "9999999.999999998"),
+            (123_456.789, "123456.789"),
+            (1e-4, "1.0E-4"),
+            (0.01, "0.01"),
+            (1_234_567.0, "1234567.0"),
+            (12_345_678.0, "1.2345678E7"),
+            (-1.5, "-1.5"),
+            (-1e-7, "-1.0E-7"),
+            (1e300, "1.0E300"),
+            (1e16, "1.0E16"),
+            (1e15, "1.0E15"),
+            (2.5e-8, "2.5E-8"),
+            (123_456.0, "123456.0"),
+            (0.1, "0.1"),
+            (f64::MIN, "-1.7976931348623157E308"),
+        ];
+        for &(x, expected) in cases {
+            assert_eq!(java_double_to_string(x), expected, "{x:e}");
+        }
+        assert_eq!(java_double_to_string(f64::NAN), "NaN");
+        assert_eq!(java_double_to_string(f64::INFINITY), "Infinity");
+        assert_eq!(java_double_to_string(f64::NEG_INFINITY), "-Infinity");
+    }
+
+    #[test]
+    fn java_double_to_string_tiny_subnormals() {
+        // Bit patterns and `Double.toString` from JDK 25. Where the shortest decimal has one
+        // digit (5E-324, 1E-323, 5E-323, ...), Java prints the closest two-digit decimal.
+        let cases: &[(u64, &str)] = &[
+            (0x0000_0000_0000_0001, "4.9E-324"),
+            (0x0000_0000_0000_0002, "9.9E-324"),
+            (0x0000_0000_0000_0003, "1.5E-323"),
+            (0x0000_0000_0000_0004, "2.0E-323"),
+            (0x0000_0000_0000_0005, "2.5E-323"),
+            (0x0000_0000_0000_0006, "3.0E-323"),
+            (0x0000_0000_0000_0007, "3.5E-323"),
+            (0x0000_0000_0000_0008, "4.0E-323"),
+            (0x0000_0000_0000_0009, "4.4E-323"),
+            (0x0000_0000_0000_000a, "4.9E-323"),
+            (0x0000_0000_0000_000b, "5.4E-323"),
+            (0x0000_0000_0000_000c, "5.9E-323"),
+            (0x0000_0000_0000_000d, "6.4E-323"),
+            (0x0000_0000_0000_000e, "6.9E-323"),
+            (0x0000_0000_0000_000f, "7.4E-323"),
+            (0x0000_0000_0000_0010, "7.9E-323"),
+            (0x0000_0000_0000_0011, "8.4E-323"),
+            (0x0000_0000_0000_0012, "8.9E-323"),
+            (0x0000_0000_0000_0013, "9.4E-323"),
+            (0x0000_0000_0000_0014, "9.9E-323"),
+            (0x0000_0000_0000_0015, "1.04E-322"),
+            (0x0000_0000_0000_0016, "1.1E-322"),
+            (0x0000_0000_0000_0064, "4.94E-322"),
+            (0x0000_0000_0000_03e8, "4.94E-321"),
+            (0x000f_ffff_ffff_ffff, "2.225073858507201E-308"),
+            (0x0010_0000_0000_0000, "2.2250738585072014E-308"),
+        ];
+        for &(bits, expected) in cases {
+            assert_eq!(java_double_to_string(f64::from_bits(bits)), expected);
+            assert_eq!(
+                java_double_to_string(-f64::from_bits(bits)),
+                alloc::format!("-{expected}")
+            );
+        }
+    }
+
+    #[test]
+    fn java_double_to_string_breaks_ties_to_even() {
+        // Values exactly halfway between two shortest candidates: Rust's `{:e}` picks the
+        // larger, Java (JDK 25, checked) the even one. `0x42ef2c986ffcf504` is exactly
+        // 274211171985320.125.
+        let cases: &[(u64, &str)] = &[
+            (0x42ef_2c98_6ffc_f504, "2.7421117198532012E14"),
+            (0x428b_4848_64c1_9740, "3.7496582697469062E12"),
+            (0xc2d2_e95f_448d_aca8, "-8.317414003269062E13"),
+            (0x431b_a39a_a774_3691, "1.9449272502225002E15"),
+            (0x431b_a39a_a774_368f, "1.9449272502224998E15"),
+            (0x42a0_90e3_9a1d_4120, "9.107239931552562E12"),
+            // A tie that Rust already breaks to the even digit.
+            (0x4202_302c_d042_7000, "9.764706824304688E9"),
+        ];
+        for &(bits, expected) in cases {
+            assert_eq!(java_double_to_string(f64::from_bits(bits)), expected);
+        }
+    }
+
+    #[test]
+    fn equals_decimal_is_exact() {
+        assert!(equals_decimal(0.5, 5, -1));
+        assert!(!equals_decimal(0.1, 1, -1));
+        assert!(equals_decimal(1e22, 1, 22));
+        assert!(!equals_decimal(1e23, 1, 23));
+        assert!(equals_decimal(1024.0, 1024, 0));
+        assert!(equals_decimal(1024.0, 1_024_000, -3));
+        assert!(equals_decimal(3.0, 3, 0));
+        assert!(!equals_decimal(3.0, 31, -1));
+        assert!(equals_decimal(
+            f64::from_bits(0x42ef_2c98_6ffc_f504),
+            274_211_171_985_320_125,
+            -3
+        ));
+        assert!(!equals_decimal(
+            f64::from_bits(0x42ef_2c98_6ffc_f504),
+            274_211_171_985_320_120,
+            -3
+        ));
+        assert!(!equals_decimal(f64::from_bits(1), 5, -324));
+        assert!(!equals_decimal(f64::MAX, 17_976_931_348_623_157, 292));
+        assert!(equals_decimal(1.0 / 1_048_576.0, 95_367_431_640_625, -20));
+    }
+
+    #[test]
+    fn java_double_to_string_matches_jdk_on_random_values() {
+        // Generated on JDK 25: `Double.toString(Double.longBitsToDouble(bits))`. The first
+        // half are raw pseudo-random bit patterns, the second half have exponents in the
+        // plain-notation range, a third of them rounded to three decimals.
+        let cases: &[(u64, &str)] = &[
+            (0x78dc_9d8b_3d1c_c268, "1.5480179122499093E274"),
+            (0x3765_a806_006f_4597, "7.768831538443401E-42"),
+            (0xe188_6fbb_935f_a5da, "-6.871094291431805E161"),
+            (0x9c3a_48ce_9260_cea1, "-1.0627242699973108E-172"),
+            (0xe0f9_7869_c8a2_b29c, "-1.3987911687496372E159"),
+            (0x59f0_49c4_3768_4abb, "1.722780633595131E125"),
+            (0x593c_5f3b_74a6_692e, "7.326359604958008E121"),
+            (0x002b_58fb_e69b_d065, "7.60630197975802E-308"),
+            (0xe3d5_777d_13f6_3e10, "-8.295906971604649E172"),
+            (0x0d0c_6af1_81ca_5a1f, "8.128739460034257E-246"),
+            (0x53a1_1850_d2b9_b9c2, "7.131770044880004E94"),
+            (0x5e15_3296_db1e_6669, "1.6543405489336727E145"),
+            (0x59df_da45_57aa_98c4, "8.422545982875955E124"),
+            (0x46a5_9646_1c41_97c3, "2.1891826208209425E32"),
+            (0x74c0_2258_b1b7_eb96, "2.36577190937183E254"),
+            (0xe18c_f09b_18e9_54ad, "-8.137372815382827E161"),
+            (0xc349_4378_be1e_36b8, "-1.422212056510808E16"),
+            (0xa5c5_dc35_d8f4_67a7, "-1.0091736411268788E-126"),
+            (0xd164_20f8_41fc_92aa, "-1.2219865782791271E84"),
+            (0xa009_a34c_b281_9f31, "-2.3902014027699847E-154"),
+            (0xf161_4cd9_d9ae_cbec, "-1.40817843633734E238"),
+            (0xb26e_708a_b2a7_6dcb, "-9.032544978611292E-66"),
+            (0x6a56_8b3b_9974_82fe, "1.76703725601529E204"),
+            (0x3840_8c73_63b4_89f5, "9.726413891720656E-38"),
+            (0x410d_57f1_0c49_ba5e, "240382.131"),
+            (0x4090_4a6e_ce53_d613, "1042.6082089518939"),
+            (0xc038_4105_1066_8fa6, "-24.253983521499002"),
+            (0xbf50_624d_d2f1_a9fc, "-0.001"),
+            (0x3f5c_8ea8_a4e0_5948, "0.0017429968752416692"),
+            (0xc01b_1bac_9609_eaf7, "-6.77702555118116"),
+            (0xc07a_f635_3f7c_ed91, "-431.388"),
+            (0x3f98_f14d_fe83_3301, "0.024358004245004675"),
+            (0xc12f_9825_c659_f77c, "-1035282.8874051417"),
+            (0x3fcb_c6a7_ef9d_b22d, "0.217"),
+            (0xc0d0_522e_931f_790e, "-16712.727729671686"),
+            (0xc169_a163_0e23_bac5, "-1.343772044186152E7"),
+            (0x4021_6c8b_4395_8106, "8.712"),
+            (0xbf3b_f421_a181_8b7f, "-4.2653866831281884E-4"),
+            (0x405b_1baa_844c_07a2, "108.43228251862323"),
+            (0x412e_4218_79db_22d1, "991500.238"),
+            (0xbfae_8eaf_3493_d9a4, "-0.05968234555068655"),
+            (0x4004_8bde_ead1_1f23, "2.5682962746685845"),
+            (0x3f50_624d_d2f1_a9fc, "0.001"),
+            (0x3f51_58ba_16a7_6b0d, "0.001058751799624505"),
+            (0x3f72_7df4_2b81_c598, "0.0045146501434926364"),
+            (0x40a6_35e8_f5c2_8f5c, "2842.955"),
+            (0x4144_ac26_c846_fc8a, "2709581.5646663355"),
+            (0xc03e_8c37_577c_5b91, "-30.547719447956812"),
+        ];
+        for &(bits, expected) in cases {
+            assert_eq!(java_double_to_string(f64::from_bits(bits)), expected);
+        }
+    }
+
+    #[test]
+    fn java_double_to_string_round_trips() {
+        // 1000 finite pseudo-random bit patterns from an LCG (Knuth's MMIX constants).
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut checked = 0;
+        while checked < 1000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let x = f64::from_bits(state);
+            if !x.is_finite() {
+                continue;
+            }
+            checked += 1;
+            let text = java_double_to_string(x);
+            assert_eq!(
+                text.parse::<f64>().map(f64::to_bits),
+                Ok(x.to_bits()),
+                "{text}"
+            );
+            assert!(text.contains('.') && !text.contains(['+', 'e']), "{text}");
+            let plain = (1e-3..1e7).contains(&x.abs());
+            assert_eq!(!text.contains('E'), plain, "{text}");
+            // And through the JSON writer and reader.
+            let json = v(&double(x));
+            assert_eq!(json, text);
+            assert_eq!(parse(json.as_bytes()), Ok(Some(double(x))), "{json}");
+        }
+    }
+
+    #[test]
+    fn write_value_doubles() {
         assert_eq!(v(&double(1.0)), "1.0");
         assert_eq!(v(&double(1.5)), "1.5");
         assert_eq!(v(&double(-0.0)), "-0.0");
-        assert_eq!(v(&double(0.1)), "0.1");
         assert_eq!(v(&double(100.0)), "100.0");
-        assert_eq!(v(&double(1e300)), "1e300");
-        assert_eq!(v(&double(1e16)), "1e16");
-        assert_eq!(v(&double(2.5e-8)), "2.5e-8");
-        assert_eq!(v(&double(f64::MAX)), "1.7976931348623157e308");
+        assert_eq!(v(&double(1e300)), "1.0E300");
+        assert_eq!(v(&double(2.5e-8)), "2.5E-8");
+        assert_eq!(v(&double(f64::from_bits(1))), "4.9E-324");
+        assert_eq!(v(&double(f64::MAX)), "1.7976931348623157E308");
+        // Java would write NaN / Infinity / -Infinity, which is not JSON.
         assert_eq!(v(&double(f64::NAN)), "null");
         assert_eq!(v(&double(f64::INFINITY)), "null");
         assert_eq!(v(&double(f64::NEG_INFINITY)), "null");
-        for x in [1.0, 1e300, 1e16, 2.5e-8, 123456.0, 5e-324, -1e-7, 1.0e15] {
+        for x in [
+            1.0,
+            1e300,
+            1e16,
+            2.5e-8,
+            123456.0,
+            5e-324,
+            -1e-7,
+            1.0e15,
+            1e7,
+            9_999_999.0,
+        ] {
             let text = v(&double(x));
-            assert!(text.contains(['.', 'e']), "{text}");
+            assert!(text.contains('.'), "{text}");
             assert_eq!(parse(text.as_bytes()), Ok(Some(double(x))), "{text}");
         }
     }

@@ -97,3 +97,26 @@ impl Serialize for OffsetSnapshotJson<'_> {
         st.end()
     }
 }
+
+/// Serializes an [`OffsetEvent`](super::OffsetEvent) as
+/// `{"type":"offset_updated"|"offset_removed","partition":P,"key":"<key text>"|null}`.
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetEventJson<'a>(pub &'a super::OffsetEvent);
+
+impl Serialize for OffsetEventJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (kind, key, partition) = match self.0 {
+            super::OffsetEvent::Updated { key, partition } => ("offset_updated", key, partition),
+            super::OffsetEvent::Removed { key, partition } => ("offset_removed", key, partition),
+        };
+        let mut st = s.serialize_struct("OffsetEvent", 3)?;
+        st.serialize_field("type", kind)?;
+        st.serialize_field("partition", partition)?;
+        st.serialize_field(
+            "key",
+            &key.as_ref()
+                .map(|k| String::from_utf8_lossy(k).into_owned()),
+        )?;
+        st.end()
+    }
+}

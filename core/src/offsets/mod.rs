@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-pub use json_view::OffsetSnapshotJson;
+pub use json_view::{OffsetEventJson, OffsetSnapshotJson};
 pub use murmur2::{default_partition, murmur2, to_positive};
 pub use ordered::{offset_key, offset_value, validate_value, FormatError, OrderedMap};
 pub use partition_key::KeyProblem;
@@ -378,6 +378,8 @@ fn read_offset(value: &[u8]) -> Result<Option<JsonObject>, Omitted> {
         }
     }
 }
+
+crate::machine::delegate_topic_machine!(OffsetLog, OffsetEvent, OffsetSkip, OffsetSnapshot);
 
 #[cfg(test)]
 mod tests;

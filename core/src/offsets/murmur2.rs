@@ -130,7 +130,8 @@ mod tests {
     }
 
     /// Bytes >= 0x80 are negative Java `byte`s; Java masks them with `& 0xff`. Expected values
-    /// from an independent Python transcription of the Java code.
+    /// from an independent Python transcription of `Utils.murmur2`, confirmed by running the
+    /// Java method on JDK 25.
     #[test]
     fn high_bytes_are_unsigned() {
         assert_eq!(murmur2(&[0xff]), -311_467_685);

@@ -1,1 +1,364 @@
-//! The status topic: being written (issue #3). Nothing is exported yet.
+//! The status topic: [`StatusLog`], the sans-IO equivalent of Java's `KafkaStatusBackingStore`,
+//! with KIP-558 topic tracking.
+//!
+//! Feed every record of the topic to [`StatusLog::handle_record`] (in offset order within each
+//! partition; partitions may interleave arbitrarily); call [`StatusLog::mark_caught_up`] once the
+//! initial read to the end offsets is done; after every `handle_*` call drain
+//! [`StatusLog::poll_event`]. [`StatusLog::snapshot`] gives what Java's `get`/`getAll`/`getTopic`
+//! return. The write side ([`StatusLog::prepare_put`], [`StatusLog::should_retry`],
+//! [`StatusLog::deletion_records`], [`write`](mod@write)) and KIP-558's REST views
+//! ([`StatusLog::active_topics`], [`StatusLog::reset_active_topics`]) build the exact records a
+//! Java worker would produce.
+//!
+//! ```
+//! use connect_state_core::status::{StatusLog, StatusState};
+//! use connect_state_core::Record;
+//!
+//! let mut log = StatusLog::new();
+//! let running = br#"{"state":"RUNNING","trace":null,"worker_id":"w:8083","generation":1}"#;
+//! log.handle_record(Record::new(b"status-connector-orders", Some(running), 0).with_partition(3))
+//!     .unwrap();
+//! log.mark_caught_up();
+//! log.handle_record(Record::new(b"status-task-orders-0", Some(running), 0).with_partition(1))
+//!     .unwrap();
+//! while let Some(event) = log.poll_event() {
+//!     println!("{event:?}");
+//! }
+//! let snapshot = log.snapshot();
+//! assert_eq!(snapshot.connector("orders").unwrap().state, StatusState::Running);
+//! assert_eq!(snapshot.tasks("orders").count(), 1);
+//! ```
+
+mod diagnostics;
+mod event;
+mod json_view;
+mod keys;
+mod skip;
+mod snapshot;
+mod tracking;
+mod types;
+mod values;
+pub mod write;
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+pub use diagnostics::StatusDiagnostics;
+pub use event::StatusEvent;
+pub use json_view::{StatusEventJson, StatusSnapshotJson};
+pub use keys::{
+    CONNECTOR_STATUS_PREFIX, TASK_STATUS_PREFIX, TOPIC_STATUS_PREFIX, TOPIC_STATUS_SEPARATOR,
+};
+pub use skip::{StatusSkip, StatusSkipCounts, StatusSkipKind};
+pub use snapshot::StatusSnapshot;
+pub use tracking::{ActiveTopics, TopicTracking, TopicTrackingError};
+pub use types::{Status, StatusState, TopicStatus};
+pub use write::{can_write_safely, PendingStatusWrite, StatusUpdate};
+
+use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::config::TaskId;
+use crate::position::{Position, Positions};
+use crate::sync::Arc;
+use crate::{Record, RecordError, RecordOutcome};
+use keys::StatusKey;
+use snapshot::{Tables, TaskRow, TopicRow};
+
+/// What handling a status record did.
+pub type StatusOutcome = RecordOutcome<StatusSkip>;
+
+/// Everything a checkpoint restores: the read-back caches, positions and skip counters. Not the
+/// event queue, the caught-up flag or the write-side bookkeeping (see [`WriteBook`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct MachineState {
+    tables: Tables,
+    positions: Positions,
+    skipped: StatusSkipCounts,
+}
+
+/// The write-side half of Java's `CacheEntry` (`sequence`, `deleted`) plus the store-wide
+/// `generation`: what `send` and its retry callback consult (spec §3.3).
+///
+/// A Java entry exists for every key with a cached value, and for every key this worker sent a
+/// status for, until a tombstone is read. Entries created by reads are implicit here (their
+/// sequence is 0 until a write); an `EntryMeta` is created by the first write. Java's `deleted`
+/// flag is modelled by the incarnation: a tombstone removes the entry, and a later write creates a
+/// new one with a fresh incarnation, so a pending write whose incarnation is gone was deleted.
+///
+/// A restarted Java worker starts with none of this, so checkpoints do not carry it.
+#[derive(Debug, Clone, Default)]
+struct WriteBook {
+    /// Java's store-wide `generation`: that of the most recent status passed to `send`.
+    generation: i32,
+    next_incarnation: u64,
+    connectors: BTreeMap<String, EntryMeta>,
+    tasks: BTreeMap<String, BTreeMap<i32, EntryMeta>>,
+}
+
+/// Java's `CacheEntry` minus the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EntryMeta {
+    sequence: i32,
+    incarnation: u64,
+}
+
+/// The status-topic state machine. See the [module docs](self) for the drive loop.
+#[derive(Debug, Clone, Default)]
+pub struct StatusLog {
+    state: MachineState,
+    book: WriteBook,
+    caught_up: bool,
+    events: VecDeque<StatusEvent>,
+}
+
+impl StatusLog {
+    /// A reader at the start of the topic, not caught up.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Marks the initial read to the end offsets as complete: from now on records produce events.
+    /// Call it once, after the start-up catch-up; calling it again changes nothing.
+    pub fn mark_caught_up(&mut self) {
+        self.caught_up = true;
+    }
+
+    /// Whether [`mark_caught_up`](Self::mark_caught_up) was called.
+    pub fn is_caught_up(&self) -> bool {
+        self.caught_up
+    }
+
+    /// Applies one record exactly as Java's read callback does (spec §1, §2.4, §3.2, §3.5).
+    ///
+    /// Call it for every record of the topic, in offset order within each partition; records of
+    /// different partitions may interleave in any order. It may change the snapshot, the skip
+    /// counters and (once caught up) queue events; drain [`poll_event`](Self::poll_event)
+    /// afterwards. A record below its partition's next expected offset is a duplicate and changes
+    /// nothing. On `Err` nothing changed.
+    pub fn handle_record(&mut self, record: Record<'_>) -> Result<StatusOutcome, RecordError> {
+        let outcome = match self.state.positions.advance(&record)? {
+            Position::Duplicate { next_expected } => Err(StatusSkip::Duplicate { next_expected }),
+            Position::Fresh => self.apply(&record),
+        };
+        Ok(match outcome {
+            Ok(()) => RecordOutcome::Applied,
+            Err(skip) => {
+                self.state.skipped.count(skip.kind());
+                RecordOutcome::Skipped(skip)
+            }
+        })
+    }
+
+    /// The next event, oldest first. Drain until `None` after every `handle_*` call.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<StatusEvent> {
+        self.events.pop_front()
+    }
+
+    /// An immutable view of the read-back caches, O(1).
+    pub fn snapshot(&self) -> StatusSnapshot {
+        StatusSnapshot(Arc::new(self.state.tables.clone()))
+    }
+
+    /// The next offset to fetch from `partition` (0 when nothing was read from it).
+    pub fn next_fetch_offset(&self, partition: i32) -> i64 {
+        self.state.positions.next_offset(partition)
+    }
+
+    /// Diagnostics beyond Java: skip counters, orphan task statuses, topic statuses of
+    /// connectors without a status. O(1); the lists are computed when iterated.
+    pub fn diagnostics(&self) -> StatusDiagnostics {
+        StatusDiagnostics {
+            skipped: self.state.skipped.clone(),
+            snapshot: self.snapshot(),
+        }
+    }
+
+    /// Java's `connectors()`: every connector name with a cache entry, sorted. Besides the names
+    /// with a status read back (those of the snapshot), it includes names this machine only
+    /// wrote for through [`prepare_put`](Self::prepare_put), until a tombstone for them is read
+    /// (spec §3.1, §6 item 3). The leader's deleted-connector clean-up iterates this.
+    pub fn known_connectors(&self) -> Vec<String> {
+        let read = self.state.tables.connectors.keys();
+        let written = self.book.connectors.keys();
+        let mut names: Vec<String> = read.chain(written).cloned().collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    /// Serializes the read-back caches, positions and skip counters into a versioned,
+    /// checksummed checkpoint. Pending events are not included: drain them first. Nor is the
+    /// write-side bookkeeping (sequences, the store generation, names only written for): a
+    /// restarted Java worker starts without it too.
+    pub fn checkpoint(&self) -> Vec<u8> {
+        checkpoint::encode(TopicKind::Status, &self.state)
+    }
+
+    /// Restores a reader from [`checkpoint`](Self::checkpoint) bytes. The reader is not caught
+    /// up: read the tail to the end offsets, then call [`mark_caught_up`](Self::mark_caught_up).
+    pub fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
+        let state = checkpoint::decode(TopicKind::Status, bytes)?;
+        Ok(Self {
+            state,
+            book: WriteBook::default(),
+            caught_up: false,
+            events: VecDeque::new(),
+        })
+    }
+
+    fn emit(&mut self, event: StatusEvent) {
+        if self.caught_up {
+            self.events.push_back(event);
+        }
+    }
+
+    /// Java's read callback: dispatch on the key, then look at the value.
+    fn apply(&mut self, record: &Record<'_>) -> Result<(), StatusSkip> {
+        let key_bytes = record.key.ok_or(StatusSkip::NullKey)?;
+        let key = keys::key_string(key_bytes);
+        match keys::dispatch(&key) {
+            StatusKey::Connector(c) => self.on_connector(c, record.value),
+            StatusKey::Task { connector, task } => self.on_task(connector, task, record.value),
+            StatusKey::Topic { topic, connector } => self.on_topic(topic, &connector, record.value),
+            StatusKey::InvalidConnector => Err(StatusSkip::InvalidConnectorKey),
+            StatusKey::InvalidTask => Err(StatusSkip::InvalidTaskKey),
+            StatusKey::InvalidTopic(reason) => Err(StatusSkip::InvalidTopicKey { reason }),
+            StatusKey::Unknown => Err(StatusSkip::UnknownKey),
+        }
+    }
+
+    fn on_connector(&mut self, c: &str, value: Option<&[u8]>) -> Result<(), StatusSkip> {
+        let Some(bytes) = value else {
+            self.remove_connector(c);
+            return Ok(());
+        };
+        let status = Arc::new(values::status(bytes)?);
+        // No staleness check for connectors: the last record read wins (spec §3.2).
+        Arc::make_mut(&mut self.state.tables.connectors).insert(c.into(), status.clone());
+        self.emit(StatusEvent::ConnectorStatusChanged {
+            connector: c.into(),
+            status,
+        });
+        Ok(())
+    }
+
+    /// Java's `remove(connector)`: the connector entry and the whole task row go (their entries
+    /// marked deleted); topic statuses stay (spec §3.5).
+    fn remove_connector(&mut self, c: &str) {
+        let t = &mut self.state.tables;
+        if t.connectors.contains_key(c) {
+            Arc::make_mut(&mut t.connectors).remove(c);
+        }
+        let row = if t.tasks.contains_key(c) {
+            Arc::make_mut(&mut t.tasks).remove(c)
+        } else {
+            None
+        };
+        self.book.connectors.remove(c);
+        self.book.tasks.remove(c);
+        for task in row.iter().flat_map(|row| row.keys()) {
+            self.emit(StatusEvent::TaskRemoved {
+                id: TaskId::new(c, *task),
+            });
+        }
+        self.emit(StatusEvent::ConnectorRemoved {
+            connector: c.into(),
+        });
+    }
+
+    fn on_task(&mut self, c: String, task: i32, value: Option<&[u8]>) -> Result<(), StatusSkip> {
+        let Some(bytes) = value else {
+            self.remove_task(&c, task);
+            self.emit(StatusEvent::TaskRemoved {
+                id: TaskId::new(c, task),
+            });
+            return Ok(());
+        };
+        let status = values::status(bytes)?;
+        let t = &mut self.state.tables;
+        let cached = t.tasks.get(&c).and_then(|row| row.get(&task));
+        if is_stale_unassigned(cached.map(|s| &**s), &status) {
+            return Err(StatusSkip::StaleUnassigned);
+        }
+        let status = Arc::new(status);
+        let row: &mut Arc<TaskRow> = Arc::make_mut(&mut t.tasks).entry(c.clone()).or_default();
+        Arc::make_mut(row).insert(task, status.clone());
+        self.emit(StatusEvent::TaskStatusChanged {
+            id: TaskId::new(c, task),
+            status,
+        });
+        Ok(())
+    }
+
+    /// Java's `remove(ConnectorTaskId)`: the cell goes (its entry marked deleted) and the row
+    /// with it when it becomes empty.
+    fn remove_task(&mut self, c: &str, task: i32) {
+        let t = &mut self.state.tables;
+        if t.tasks.get(c).is_some_and(|row| row.contains_key(&task)) {
+            let tasks = Arc::make_mut(&mut t.tasks);
+            if let Some(row) = tasks.get_mut(c) {
+                Arc::make_mut(row).remove(&task);
+                if row.is_empty() {
+                    tasks.remove(c);
+                }
+            }
+        }
+        if let Some(row) = self.book.tasks.get_mut(c) {
+            row.remove(&task);
+            if row.is_empty() {
+                self.book.tasks.remove(c);
+            }
+        }
+    }
+
+    fn on_topic(
+        &mut self,
+        topic: &str,
+        connector: &str,
+        value: Option<&[u8]>,
+    ) -> Result<(), StatusSkip> {
+        let t = &mut self.state.tables;
+        let Some(bytes) = value else {
+            // Java's `topics.get(c).remove(t)`: the inner map stays, even when empty.
+            if t.topics
+                .get(connector)
+                .is_some_and(|row| row.contains_key(topic))
+            {
+                if let Some(row) = Arc::make_mut(&mut t.topics).get_mut(connector) {
+                    Arc::make_mut(row).remove(topic);
+                }
+            }
+            self.emit(StatusEvent::TopicRemoved {
+                connector: connector.into(),
+                topic: topic.into(),
+            });
+            return Ok(());
+        };
+        let status = Arc::new(values::topic_status(bytes)?);
+        let row: &mut Arc<TopicRow> = Arc::make_mut(&mut t.topics)
+            .entry(connector.into())
+            .or_default();
+        Arc::make_mut(row).insert(topic.into(), status);
+        self.emit(StatusEvent::TopicActive {
+            connector: connector.into(),
+            topic: topic.into(),
+        });
+        Ok(())
+    }
+}
+
+/// The KAFKA-12525 read filter (spec §3.2): an incoming `UNASSIGNED` is stale when the cached
+/// status is `RUNNING` with a generation at least as new. Worker ids are not compared.
+fn is_stale_unassigned(cached: Option<&Status>, incoming: &Status) -> bool {
+    incoming.state == StatusState::Unassigned
+        && cached
+            .is_some_and(|c| c.state == StatusState::Running && c.generation >= incoming.generation)
+}
+
+crate::machine::delegate_topic_machine!(StatusLog, StatusEvent, StatusSkip, StatusSnapshot);
+
+#[cfg(test)]
+mod tests;
