@@ -7,13 +7,13 @@
 //!   transport (Kafka, in-memory simulator, kcat dump)
 //!        │  Record { key, value, offset, partition }
 //!        ▼
-//!   ┌──────────────┐  poll_event()   ┌──────────────────────────┐
-//!   │  ConfigLog   │ ──────────────▶ │ ConfigEvent (Java's      │
-//!   │  (this crate)│                 │ UpdateListener callbacks)│
-//!   └──────────────┘                 └──────────────────────────┘
-//!        │ snapshot()  diagnostics()  checkpoint()
-//!        ▼
-//!   ConfigSnapshot (= Java's ClusterConfigState, O(1) to clone)
+//!   ┌────────────────────────────┐  poll_event()   events (config: Java's UpdateListener
+//!   │ config::ConfigLog          │ ──────────────▶  callbacks; status, offsets: additive)
+//!   │ status::StatusLog          │
+//!   │ offsets::OffsetLog         │  snapshot()  ──▶  O(1) immutable views (config:
+//!   │ (all: TopicMachine)        │                   Java's ClusterConfigState)
+//!   └────────────────────────────┘  checkpoint() / restore(), diagnostics()
+//!   write side: config::write, StatusLog::prepare_put, offsets::kip875, offsets::OffsetWriter
 //! ```
 //!
 //! The crate performs no IO, reads no clock and uses no randomness. It is `no_std` + `alloc`;

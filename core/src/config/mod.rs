@@ -3,7 +3,7 @@
 //! Feed every record of the topic to [`ConfigLog::handle_record`] in offset order; call
 //! [`ConfigLog::mark_caught_up`] once the initial read to the end offset is done; after every
 //! `handle_*` call drain [`ConfigLog::poll_event`]. [`ConfigLog::snapshot`] gives Java's
-//! `ClusterConfigState`; [`write`] builds the records a writer must produce.
+//! `ClusterConfigState`; [`write`](mod@write) builds the records a writer must produce.
 
 mod diagnostics;
 mod event;

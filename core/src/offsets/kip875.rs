@@ -38,14 +38,43 @@ pub struct ConnectorOffsets {
 /// in Java (spec §6 item 2).
 pub fn list(offsets: &OffsetSnapshot, connector: &str) -> ConnectorOffsets {
     let partitions = offsets.connector_partitions_java_order(connector);
-    let lookup = offsets.offsets(connector, &partitions);
-    let mut entries: Vec<ConnectorOffset> = lookup
+    listing(offsets, connector, &partitions)
+}
+
+/// Looks `partitions` up in `offsets` and sorts the entries by partition.
+fn listing(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    partitions: &[OrderedMap],
+) -> ConnectorOffsets {
+    let mut entries: Vec<ConnectorOffset> = offsets
+        .offsets(connector, partitions)
         .offsets
         .into_iter()
         .map(|(partition, offset)| ConnectorOffset { partition, offset })
         .collect();
     entries.sort_by_key(|e| e.partition.to_object());
     ConnectorOffsets { offsets: entries }
+}
+
+/// The listing of a connector whose own offsets topic (`offsets.storage.topic`) is read next to
+/// the worker's, as Java's `ConnectorOffsetBackingStore` with both stores gives it: the
+/// partitions are the union of both topics' sets, and every offset is the **connector topic's**
+/// answer, `null` included. Java overlays the connector store's result on the worker store's,
+/// and the connector store answers every requested key, so the documented fallback to the
+/// worker topic never supplies a value (spec §6 item 1); we keep that behaviour.
+pub fn list_combined(
+    connector_topic: &OffsetSnapshot,
+    worker_topic: &OffsetSnapshot,
+    connector: &str,
+) -> ConnectorOffsets {
+    let mut partitions = worker_topic.connector_partitions_java_order(connector);
+    for p in connector_topic.connector_partitions_java_order(connector) {
+        if !partitions.iter().any(|q| q.to_object() == p.to_object()) {
+            partitions.push(p);
+        }
+    }
+    listing(connector_topic, connector, &partitions)
 }
 
 /// Where a record for `key` goes: the partition where the key's live record is, so a tombstone

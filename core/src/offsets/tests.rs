@@ -372,3 +372,29 @@ fn checkpoints_round_trip() {
         "another topic's checkpoint is refused"
     );
 }
+
+#[test]
+fn combined_listing_takes_the_connector_topics_answer() {
+    let mut worker = Feed::new();
+    worker.put(0, Some(r#"["c",{"f":"w"}]"#), Some(r#"{"o":1}"#));
+    worker.put(0, Some(r#"["c",{"f":"both"}]"#), Some(r#"{"o":2}"#));
+    let mut own = Feed::new();
+    own.put(0, Some(r#"["c",{"f":"both"}]"#), Some(r#"{"o":3}"#));
+    let listing = kip875::list_combined(&own.snap(), &worker.snap(), "c");
+    let got: Vec<_> = listing
+        .offsets
+        .iter()
+        .map(|e| (e.partition.to_object(), e.offset.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                obj(&[("f", s("both"))]),
+                Some(obj(&[("o", JsonValue::Long(3))]))
+            ),
+            (obj(&[("f", s("w"))]), None),
+        ],
+        "the worker topic's value never shows through (Java's overlay)"
+    );
+}
