@@ -1,0 +1,430 @@
+//! connect-state-store: the Connect stores, written once over any [`Transport`].
+//!
+//! A [`Store`] owns one topic machine of the core and drives it the way Java's `KafkaBasedLog`
+//! drives its consumer:
+//!
+//! * [`Store::start`] makes sure the topic exists and is valid (creating it if asked, refusing a
+//!   non-compacted topic or a multi-partition config topic with Java's messages), reads every
+//!   partition to the end offsets sampled at that moment **without events**, then marks the
+//!   machine caught up;
+//! * [`Store::read_to_end`] reads on to the end offsets sampled now and returns the events;
+//! * [`Store::write`] produces records and, when asked, reads to the end, under one time budget
+//!   per call; [`ConfigStore::execute`] runs a config [`WritePlan`] step by step exactly as
+//!   Java's `KafkaConfigBackingStore` does.
+//!
+//! ```text
+//!   Store<M: TopicMachine, T: Transport>
+//!     start ──► describe/create topic ──► fetch every partition to its end ──► mark_caught_up
+//!     read_to_end ──► fetch ──► M::handle_record ──► M::poll_event ──► Vec<M::Event>
+//!     write / execute(plan) ──► produce ──► read_to_end      (one deadline per call)
+//! ```
+
+mod transport;
+
+use core::time::Duration;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use engine::config::write::{ProducerKind, StepAction, WritePlan};
+use engine::config::{ConfigEvent, ConfigLog};
+use engine::{ProducerRecord, RecordError, TopicMachine};
+
+pub use transport::{
+    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
+};
+
+/// Java's `READ_WRITE_TOTAL_TIMEOUT_MS`: the default budget of one write call.
+pub const DEFAULT_WRITE_BUDGET: Duration =
+    Duration::from_millis(engine::config::write::WRITE_TIMEOUT_MS);
+
+/// Which internal topic a store reads: decides the creation defaults and the validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TopicRole {
+    /// `config.storage.topic`: exactly one partition.
+    Config,
+    /// `status.storage.topic` (default 5 partitions).
+    Status,
+    /// `offset.storage.topic` (default 25 partitions).
+    Offsets,
+}
+
+impl TopicRole {
+    /// The worker setting that names the topic.
+    pub fn setting(self) -> &'static str {
+        match self {
+            Self::Config => "config.storage.topic",
+            Self::Status => "status.storage.topic",
+            Self::Offsets => "offset.storage.topic",
+        }
+    }
+
+    /// What the topic holds, in Java's error messages.
+    pub fn purpose(self) -> &'static str {
+        match self {
+            Self::Config => "connector configurations",
+            Self::Status => "connector and task statuses",
+            Self::Offsets => "source connector offsets",
+        }
+    }
+
+    /// Java's default partition count.
+    pub fn default_partitions(self) -> i32 {
+        match self {
+            Self::Config => 1,
+            Self::Status => 5,
+            Self::Offsets => 25,
+        }
+    }
+}
+
+/// How a store reaches and checks its topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreSettings {
+    /// The topic name.
+    pub topic: String,
+    /// Its role.
+    pub role: TopicRole,
+    /// Create the topic when it is missing (as Connect does); otherwise a missing topic is an
+    /// error.
+    pub create_if_missing: bool,
+    /// Partitions for a created topic (ignored for the config topic, which always has 1).
+    pub partitions: Option<i32>,
+    /// Replication factor for a created topic (`None` = the broker's default).
+    pub replication_factor: Option<i16>,
+    /// Extra topic settings for a created topic (`cleanup.policy` is always `compact`).
+    pub topic_configs: BTreeMap<String, String>,
+    /// Most records asked for per fetch.
+    pub fetch_max_records: usize,
+    /// The budget of one write call.
+    pub write_budget: Duration,
+}
+
+impl StoreSettings {
+    /// Settings with Connect's defaults for `topic` in `role`.
+    pub fn new(topic: impl Into<String>, role: TopicRole) -> Self {
+        Self {
+            topic: topic.into(),
+            role,
+            create_if_missing: true,
+            partitions: None,
+            replication_factor: None,
+            topic_configs: BTreeMap::new(),
+            fetch_max_records: 500,
+            write_budget: DEFAULT_WRITE_BUDGET,
+        }
+    }
+}
+
+/// Why a store operation failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The transport failed.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// The topic is missing and creating it was not allowed.
+    #[error("topic '{topic}' supplied via the '{setting}' property does not exist (create it, or allow creation)")]
+    MissingTopic {
+        /// The topic.
+        topic: String,
+        /// The worker setting naming it.
+        setting: &'static str,
+    },
+    /// The topic exists but Java would refuse it; the message is Java's.
+    #[error("{0}")]
+    InvalidTopic(String),
+    /// A write call ran out of its budget; the message is Java's for the step that was running.
+    #[error("{message}: timed out after {budget_ms} ms")]
+    Timeout {
+        /// Java's message for the step.
+        message: String,
+        /// The budget.
+        budget_ms: u128,
+    },
+    /// A write step failed; the message is Java's for that step.
+    #[error("{message}: {cause}")]
+    WriteFailed {
+        /// Java's message for the step.
+        message: String,
+        /// What failed.
+        cause: TransportError,
+    },
+    /// The transport returned a record the machine refused (a negative offset or partition).
+    #[error("the transport returned an invalid record: {0}")]
+    InvalidRecord(RecordError),
+    /// A partition did not progress towards its end offset.
+    #[error(
+        "partition {partition} of {topic} stopped at offset {position} before its end offset {end}"
+    )]
+    Stalled {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// Where reading stopped.
+        position: i64,
+        /// The end offset it should reach.
+        end: i64,
+    },
+}
+
+/// One topic's store: the core machine `M` fed from transport `T`.
+pub struct Store<M, T: ?Sized> {
+    settings: StoreSettings,
+    transport: Arc<T>,
+    machine: M,
+    /// Next offset to fetch per partition; ahead of the machine's own positions when the broker
+    /// skipped gaps (compaction, transaction markers).
+    positions: BTreeMap<i32, i64>,
+}
+
+impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
+    /// A store over `machine` (a new one, or one restored from a checkpoint).
+    pub fn new(settings: StoreSettings, transport: Arc<T>, machine: M) -> Self {
+        Self {
+            settings,
+            transport,
+            machine,
+            positions: BTreeMap::new(),
+        }
+    }
+
+    /// The machine, to take snapshots and diagnostics.
+    pub fn machine(&self) -> &M {
+        &self.machine
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &StoreSettings {
+        &self.settings
+    }
+
+    /// Ensures the topic, reads it to the end without events and marks the machine caught up.
+    /// Call once, before anything else.
+    pub async fn start(&mut self) -> Result<(), StoreError> {
+        self.ensure_topic().await?;
+        self.read_to_end().await?;
+        self.machine.mark_caught_up();
+        Ok(())
+    }
+
+    async fn ensure_topic(&self) -> Result<(), StoreError> {
+        let s = &self.settings;
+        let description = match self.transport.describe_topic(&s.topic).await? {
+            Some(d) => d,
+            None if s.create_if_missing => {
+                let mut configs = s.topic_configs.clone();
+                configs.insert("cleanup.policy".into(), "compact".into());
+                let partitions = match s.role {
+                    TopicRole::Config => 1,
+                    role => s.partitions.unwrap_or(role.default_partitions()),
+                };
+                self.transport
+                    .create_topic(&NewTopic {
+                        name: s.topic.clone(),
+                        partitions,
+                        replication_factor: s.replication_factor,
+                        configs,
+                    })
+                    .await?;
+                self.transport
+                    .describe_topic(&s.topic)
+                    .await?
+                    .ok_or_else(|| StoreError::MissingTopic {
+                        topic: s.topic.clone(),
+                        setting: s.role.setting(),
+                    })?
+            }
+            None => {
+                return Err(StoreError::MissingTopic {
+                    topic: s.topic.clone(),
+                    setting: s.role.setting(),
+                })
+            }
+        };
+        validate_topic(&s.topic, s.role, &description)
+    }
+
+    /// Reads every partition to the end offsets sampled now, applying each record, and returns
+    /// the events (none before [`start`](Self::start) finished).
+    pub async fn read_to_end(&mut self) -> Result<Vec<M::Event>, StoreError> {
+        let ends = self.transport.end_offsets(&self.settings.topic).await?;
+        let mut events = Vec::new();
+        loop {
+            let mut behind = false;
+            for (&partition, &end) in &ends {
+                let position = self.position(partition);
+                if position >= end {
+                    continue;
+                }
+                behind = true;
+                let batch = self
+                    .transport
+                    .fetch(
+                        &self.settings.topic,
+                        partition,
+                        position,
+                        self.settings.fetch_max_records,
+                    )
+                    .await?;
+                for record in &batch.records {
+                    self.machine
+                        .handle_record(record.as_record())
+                        .map_err(StoreError::InvalidRecord)?;
+                    events.extend(core::iter::from_fn(|| self.machine.poll_event()));
+                }
+                let next = batch
+                    .next_offset
+                    .max(self.machine.next_fetch_offset(partition));
+                if next <= position {
+                    return Err(StoreError::Stalled {
+                        topic: self.settings.topic.clone(),
+                        partition,
+                        position,
+                        end,
+                    });
+                }
+                self.positions.insert(partition, next);
+            }
+            if !behind {
+                return Ok(events);
+            }
+        }
+    }
+
+    fn position(&self, partition: i32) -> i64 {
+        self.positions
+            .get(&partition)
+            .copied()
+            .unwrap_or(0)
+            .max(self.machine.next_fetch_offset(partition))
+    }
+
+    /// Produces `records` and, if `read_back`, reads to the end, all within the write budget.
+    /// `error_message` is what the failure reports (Java's per-method message).
+    pub async fn write(
+        &mut self,
+        records: &[ProducerRecord],
+        mode: ProduceMode,
+        read_back: bool,
+        error_message: &str,
+    ) -> Result<Vec<M::Event>, StoreError> {
+        let budget = self.settings.write_budget;
+        let topic = self.settings.topic.clone();
+        let transport = Arc::clone(&self.transport);
+        let work = async {
+            transport
+                .produce(&topic, records, mode)
+                .await
+                .map_err(|cause| StoreError::WriteFailed {
+                    message: error_message.to_string(),
+                    cause,
+                })?;
+            if read_back {
+                self.read_to_end().await
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        match tokio::time::timeout(budget, work).await {
+            Ok(result) => result,
+            Err(_) => Err(StoreError::Timeout {
+                message: error_message.to_string(),
+                budget_ms: budget.as_millis(),
+            }),
+        }
+    }
+}
+
+/// Java's start-up checks of an existing topic: compact-only cleanup policy, and a single
+/// partition for the config topic.
+pub fn validate_topic(
+    topic: &str,
+    role: TopicRole,
+    description: &TopicDescription,
+) -> Result<(), StoreError> {
+    let policies: std::collections::BTreeSet<&str> = description
+        .cleanup_policy
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if policies != std::collections::BTreeSet::from(["compact"]) {
+        let found: Vec<&str> = policies.into_iter().collect();
+        return Err(StoreError::InvalidTopic(format!(
+            "Topic '{topic}' supplied via the '{setting}' property is required to have \
+             'cleanup.policy=compact' to guarantee consistency and durability of {purpose}, but \
+             found the topic currently has 'cleanup.policy={found}'. Continuing would likely \
+             result in eventually losing {purpose} and problems restarting this Connect cluster \
+             in the future. Change the '{setting}' property in the Connect worker configurations \
+             to use a topic with 'cleanup.policy=compact'.",
+            setting = role.setting(),
+            purpose = role.purpose(),
+            found = found.join(","),
+        )));
+    }
+    if role == TopicRole::Config && description.partitions > 1 {
+        return Err(StoreError::InvalidTopic(format!(
+            "Topic '{topic}' supplied via the 'config.storage.topic' property is required to have \
+             a single partition in order to guarantee consistency of connector configurations, \
+             but found {} partitions.",
+            description.partitions
+        )));
+    }
+    Ok(())
+}
+
+/// The config topic's store.
+pub type ConfigStore<T> = Store<ConfigLog, T>;
+
+impl<T: Transport + ?Sized> Store<ConfigLog, T> {
+    /// Runs a config write plan as Java's `KafkaConfigBackingStore` does: each step in order
+    /// (privileged batches as one transaction when `fenced`, ordinary batches as plain sends,
+    /// reads to the end between them), all under one budget. On failure or timeout the error
+    /// carries Java's message for the step that was running. Returns the events read back.
+    pub async fn execute(
+        &mut self,
+        plan: &WritePlan,
+        fenced: bool,
+    ) -> Result<Vec<ConfigEvent>, StoreError> {
+        let budget = self.settings.write_budget;
+        let topic = self.settings.topic.clone();
+        let transport = Arc::clone(&self.transport);
+        let mut current = String::new();
+        let result = {
+            let current = &mut current;
+            let work = async {
+                let mut events = Vec::new();
+                for step in &plan.steps {
+                    current.clear();
+                    current.push_str(&step.error_message);
+                    match &step.action {
+                        StepAction::Produce { producer, records } => {
+                            let mode = match producer {
+                                ProducerKind::Privileged if fenced => ProduceMode::Transactional,
+                                _ => ProduceMode::Plain,
+                            };
+                            transport
+                                .produce(&topic, records, mode)
+                                .await
+                                .map_err(|cause| StoreError::WriteFailed {
+                                    message: step.error_message.to_string(),
+                                    cause,
+                                })?;
+                        }
+                        StepAction::ReadToEnd => events.extend(self.read_to_end().await?),
+                    }
+                }
+                Ok(events)
+            };
+            tokio::time::timeout(budget, work).await
+        };
+        match result {
+            Ok(result) => result,
+            Err(_) => Err(StoreError::Timeout {
+                message: current,
+                budget_ms: budget.as_millis(),
+            }),
+        }
+    }
+}

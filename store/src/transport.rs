@@ -1,0 +1,152 @@
+//! What a store needs from a log, and nothing more: the one trait both transports implement.
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+use engine::ProducerRecord;
+
+/// A record as fetched: owned bytes with its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchedRecord {
+    /// The partition it was read from.
+    pub partition: i32,
+    /// Its offset (offsets never change; compaction leaves gaps).
+    pub offset: i64,
+    /// The key bytes, `None` for a record without key.
+    pub key: Option<Vec<u8>>,
+    /// The value bytes, `None` for a tombstone.
+    pub value: Option<Vec<u8>>,
+}
+
+impl FetchedRecord {
+    /// The record as the core consumes it.
+    pub fn as_record(&self) -> engine::Record<'_> {
+        engine::Record {
+            key: self.key.as_deref(),
+            value: self.value.as_deref(),
+            offset: self.offset,
+            partition: self.partition,
+        }
+    }
+}
+
+/// The answer to one fetch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FetchedBatch {
+    /// Records at or after the requested offset, in offset order (possibly none).
+    pub records: Vec<FetchedRecord>,
+    /// Where the next fetch of this partition starts: past every record and gap (compacted
+    /// records, transaction markers, filtered aborted records) the broker skipped.
+    pub next_offset: i64,
+}
+
+/// A topic's description.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicDescription {
+    /// The number of partitions.
+    pub partitions: i32,
+    /// The `cleanup.policy` setting, as the broker reports it.
+    pub cleanup_policy: String,
+}
+
+/// A topic to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTopic {
+    /// The topic name.
+    pub name: String,
+    /// Partitions (1 for the config topic).
+    pub partitions: i32,
+    /// Replication factor (`None` = the broker's default).
+    pub replication_factor: Option<i16>,
+    /// Topic settings; `cleanup.policy=compact` is always among them.
+    pub configs: BTreeMap<String, String>,
+}
+
+/// How a batch is produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProduceMode {
+    /// Plain sends, acknowledged by every in-sync replica, waited on in order.
+    Plain,
+    /// One transaction of the fenced leader producer: all records or none become visible.
+    Transactional,
+}
+
+/// Why a transport call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// The topic does not exist.
+    #[error("topic {topic} does not exist")]
+    UnknownTopic {
+        /// The topic.
+        topic: String,
+    },
+    /// The partition does not exist.
+    #[error("partition {partition} of topic {topic} does not exist")]
+    UnknownPartition {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+    },
+    /// A produce failed; records before `written` may have been appended.
+    #[error("producing to {topic} failed after {written} of {total} records: {reason}")]
+    ProduceFailed {
+        /// The topic.
+        topic: String,
+        /// Records appended before the failure (0 for a transactional batch).
+        written: usize,
+        /// Records in the batch.
+        total: usize,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A transactional producer was fenced by a newer one.
+    #[error("the transactional producer for {topic} was fenced by a newer instance")]
+    Fenced {
+        /// The topic.
+        topic: String,
+    },
+    /// The broker could not be reached or answered with an error.
+    #[error("broker error on {topic}: {reason}")]
+    Broker {
+        /// The topic.
+        topic: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// The operations the generic stores need from a log. Both the in-memory simulator and the
+/// Kafka transport implement it.
+#[async_trait]
+pub trait Transport: Send + Sync {
+    /// Describes a topic; `Ok(None)` when it does not exist.
+    async fn describe_topic(&self, topic: &str)
+        -> Result<Option<TopicDescription>, TransportError>;
+
+    /// Creates a topic.
+    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError>;
+
+    /// The end offset of every partition, sampled now: the high watermark, or the last stable
+    /// offset for a `read_committed` reader.
+    async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError>;
+
+    /// Fetches up to `max_records` records of one partition starting at `from`.
+    async fn fetch(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        max_records: usize,
+    ) -> Result<FetchedBatch, TransportError>;
+
+    /// Produces a batch (records without a partition go where Java's default partitioner puts
+    /// them) and returns each record's `(partition, offset)`.
+    async fn produce(
+        &self,
+        topic: &str,
+        records: &[ProducerRecord],
+        mode: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError>;
+}
