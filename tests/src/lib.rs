@@ -11,6 +11,8 @@
 //! Records use kcat's `-J` member names (`offset`, `key`, `payload`, optional `partition`), so the
 //! same vector feeds the library directly and the CLI through a dump file.
 
+pub mod reference;
+
 use std::path::{Path, PathBuf};
 
 use engine::config::{ConfigLog, EventJson, SnapshotJson};
@@ -180,4 +182,134 @@ pub fn json_string(text: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// Writer operations on the config topic, turned into the exact records Java's writer produces
+/// (through the core's write side), for property tests.
+pub mod ops {
+    use engine::config::write;
+    use engine::config::TargetState;
+    use engine::ProducerRecord;
+    use proptest::prelude::*;
+
+    /// Connector names used by generated operations (one has a dash, one is empty).
+    pub const CONNECTORS: [&str; 4] = ["a", "b", "c-1", ""];
+
+    /// One writer operation.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum Op {
+        /// `putConnectorConfig` with a config tagged `version`, optionally with a target state.
+        PutConnector {
+            /// Index into [`CONNECTORS`].
+            connector: usize,
+            /// Tag stored in the config.
+            version: u32,
+            /// Target state written with it.
+            state: Option<TargetState>,
+        },
+        /// `removeConnectorConfig`.
+        RemoveConnector {
+            /// Index into [`CONNECTORS`].
+            connector: usize,
+        },
+        /// `putTaskConfigs` with `tasks` configs tagged with `batch`.
+        PutTasks {
+            /// Index into [`CONNECTORS`].
+            connector: usize,
+            /// Number of tasks.
+            tasks: usize,
+            /// Batch tag stored in every task config.
+            batch: u32,
+        },
+        /// `putTargetState`.
+        TargetState {
+            /// Index into [`CONNECTORS`].
+            connector: usize,
+            /// The state.
+            state: TargetState,
+        },
+        /// `putTaskCountRecord`.
+        TaskCount {
+            /// Index into [`CONNECTORS`].
+            connector: usize,
+            /// The count.
+            count: i32,
+        },
+    }
+
+    fn target_state() -> impl Strategy<Value = TargetState> {
+        prop_oneof![
+            Just(TargetState::Started),
+            Just(TargetState::Paused),
+            Just(TargetState::Stopped)
+        ]
+    }
+
+    /// Any operation; `batch`/`version` tags come from the generator and need not be unique
+    /// (the tests make them unique by position).
+    pub fn op() -> impl Strategy<Value = Op> {
+        let c = 0..CONNECTORS.len();
+        prop_oneof![
+            3 => (c.clone(), any::<u32>(), proptest::option::of(target_state()))
+                .prop_map(|(connector, version, state)| Op::PutConnector { connector, version, state }),
+            1 => c.clone().prop_map(|connector| Op::RemoveConnector { connector }),
+            4 => (c.clone(), 0usize..5, any::<u32>())
+                .prop_map(|(connector, tasks, batch)| Op::PutTasks { connector, tasks, batch }),
+            1 => (c.clone(), target_state()).prop_map(|(connector, state)| Op::TargetState { connector, state }),
+            1 => (c, 0i32..5).prop_map(|(connector, count)| Op::TaskCount { connector, count }),
+        ]
+    }
+
+    impl Op {
+        /// The connector this operation writes for.
+        pub fn connector(&self) -> &'static str {
+            let i = match self {
+                Self::PutConnector { connector, .. }
+                | Self::RemoveConnector { connector }
+                | Self::PutTasks { connector, .. }
+                | Self::TargetState { connector, .. }
+                | Self::TaskCount { connector, .. } => *connector,
+            };
+            CONNECTORS[i % CONNECTORS.len()]
+        }
+
+        /// The operation's write plan.
+        pub fn plan(&self) -> write::WritePlan {
+            let c = self.connector();
+            match self {
+                Self::PutConnector { version, state, .. } => {
+                    let v = version.to_string();
+                    write::put_connector_config(
+                        c,
+                        [("name", Some(c)), ("version", Some(v.as_str()))],
+                        *state,
+                    )
+                }
+                Self::RemoveConnector { .. } => write::remove_connector_config(c),
+                Self::PutTasks { tasks, batch, .. } => {
+                    let configs: Vec<Vec<(String, String)>> = (0..*tasks)
+                        .map(|i| {
+                            vec![
+                                ("batch".to_string(), batch.to_string()),
+                                ("task".to_string(), i.to_string()),
+                            ]
+                        })
+                        .collect();
+                    write::put_task_configs(
+                        c,
+                        configs
+                            .iter()
+                            .map(|props| props.iter().map(|(k, v)| (k.as_str(), Some(v.as_str())))),
+                    )
+                }
+                Self::TargetState { state, .. } => write::put_target_state(c, *state),
+                Self::TaskCount { count, .. } => write::put_task_count_record(c, *count),
+            }
+        }
+
+        /// Every record the operation writes, in order.
+        pub fn records(&self) -> Vec<ProducerRecord> {
+            self.plan().records().cloned().collect()
+        }
+    }
 }
