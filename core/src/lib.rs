@@ -52,6 +52,8 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// The no_std discipline: only this crate needs it, so these lints live here, not workspace-wide.
+#![warn(clippy::std_instead_of_core, clippy::alloc_instead_of_core)]
 
 extern crate alloc;
 #[cfg(any(feature = "std", test))]
