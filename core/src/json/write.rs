@@ -77,8 +77,8 @@ fn push_unicode_escape(out: &mut String, unit: u16) {
 /// A finite `Double` is written as Java's `Double.toString` (JDK 19 and later) would, see
 /// [`java_double_to_string`]: `1.0`, `-0.0`, `3.14`, `1.0E20`, `2.5E-8`. That is always valid
 /// JSON and always contains a `.`, so it reads back as the same `Double`, not a `Long`.
-/// Non-finite values (NaN, ±infinity) are written as `null`: Java would write `NaN`, `Infinity`
-/// or `-Infinity`, which is not JSON and which Connect's own reader rejects.
+/// Non-finite values (NaN, ±infinity) are written as the strings `"NaN"`, `"Infinity"` and
+/// `"-Infinity"`, as Jackson does by default (`WRITE_NAN_AS_STRINGS`).
 ///
 /// Recursion depth equals the nesting depth of `v`; values produced by
 /// [`parse`](super::read::parse) are at most 1000 deep.
@@ -96,7 +96,7 @@ pub fn write_value(out: &mut String, v: &JsonValue) {
             if d.is_finite() {
                 push_java_double(out, d);
             } else {
-                out.push_str("null");
+                write_str(out, &java_double_to_string(d));
             }
         }
         JsonValue::String(s) => write_str(out, s),
@@ -147,8 +147,8 @@ pub fn write_value(out: &mut String, v: &JsonValue) {
 /// * otherwise computerized scientific notation: one digit, a point, at least one more digit,
 ///   `E` and the exponent, with `-` but never `+`: `1.0E7`, `1.0E-5`, `1.23456789123E8`,
 ///   `1.7976931348623157E308`;
-/// * `NaN`, `Infinity` and `-Infinity` as in Java (note that [`write_value`] writes these as
-///   `null` instead, since they are not JSON).
+/// * `NaN`, `Infinity` and `-Infinity` as in Java (which [`write_value`] writes as JSON strings,
+///   as Jackson does).
 ///
 /// JDK 18 and earlier used a different algorithm that sometimes printed more digits than needed
 /// (JDK 17 prints `2e23` as `1.9999999999999998E23` and `1e23` as `9.999999999999999E22`, where
@@ -696,9 +696,9 @@ mod tests {
         assert_eq!(v(&double(f64::from_bits(1))), "4.9E-324");
         assert_eq!(v(&double(f64::MAX)), "1.7976931348623157E308");
         // Java would write NaN / Infinity / -Infinity, which is not JSON.
-        assert_eq!(v(&double(f64::NAN)), "null");
-        assert_eq!(v(&double(f64::INFINITY)), "null");
-        assert_eq!(v(&double(f64::NEG_INFINITY)), "null");
+        assert_eq!(v(&double(f64::NAN)), "\"NaN\"");
+        assert_eq!(v(&double(f64::INFINITY)), "\"Infinity\"");
+        assert_eq!(v(&double(f64::NEG_INFINITY)), "\"-Infinity\"");
         for x in [
             1.0,
             1e300,

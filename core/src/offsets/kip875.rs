@@ -1,6 +1,7 @@
 //! KIP-875: the per-connector offsets listing and the exact records of alter and reset requests
 //! (spec §4.10), plus Java's precondition check.
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -20,8 +21,9 @@ use crate::record::ProducerRecord;
 pub struct ConnectorOffset {
     /// The partition, in the member order Java would serialize it (its `HashMap` order).
     pub partition: OrderedMap,
-    /// The stored offset, or `None`.
-    pub offset: Option<JsonObject>,
+    /// The stored offset, or `None`, in the member order Java's REST answer has (its
+    /// `HashMap` order).
+    pub offset: Option<OrderedMap>,
 }
 
 /// `GET /connectors/{c}/offsets` for a source connector: `{"offsets":[...]}`, sorted by
@@ -51,7 +53,10 @@ fn listing(
         .offsets(connector, partitions)
         .offsets
         .into_iter()
-        .map(|(partition, offset)| ConnectorOffset { partition, offset })
+        .map(|(partition, offset)| ConnectorOffset {
+            partition,
+            offset: offset.map(|o| OrderedMap::java_hash_map(&o, &[])),
+        })
         .collect();
     entries.sort_by_key(|e| e.partition.to_object());
     ConnectorOffsets { offsets: entries }
@@ -189,7 +194,31 @@ pub fn alter_records(
     if entries.is_empty() {
         return Err(ModifyOffsetsError::NoOffsets);
     }
-    let normalised: Vec<(OrderedMap, Option<OrderedMap>)> = entries
+    // Java validates the request as given, then collects it into a `HashMap<Map, Map>`: equal
+    // partitions collapse into the first, holding the last offset.
+    let mut merged: Vec<(OrderedMap, Option<OrderedMap>)> = Vec::new();
+    let mut by_content: BTreeMap<JsonObject, usize> = BTreeMap::new();
+    for (partition, offset) in entries {
+        partition
+            .validate()
+            .map_err(ModifyOffsetsError::InvalidFormat)?;
+        if let Some(offset) = offset {
+            offset
+                .validate()
+                .map_err(ModifyOffsetsError::InvalidFormat)?;
+        }
+        match by_content
+            .get(&partition.to_object())
+            .and_then(|&i| merged.get_mut(i))
+        {
+            Some(slot) => slot.1 = offset.clone(),
+            None => {
+                by_content.insert(partition.to_object(), merged.len());
+                merged.push((partition.clone(), offset.clone()));
+            }
+        }
+    }
+    let normalised: Vec<(OrderedMap, Option<OrderedMap>)> = merged
         .iter()
         .map(|(p, o)| (normalise(p), o.as_ref().map(normalise)))
         .collect();
@@ -248,23 +277,11 @@ impl Serialize for OrderedJson<'_> {
     }
 }
 
-struct ObjectJson<'a>(&'a JsonObject);
-
-impl Serialize for ObjectJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (name, value) in self.0 {
-            map.serialize_entry(name, &Natural(value))?;
-        }
-        map.end()
-    }
-}
-
 impl Serialize for ConnectorOffset {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(2))?;
         map.serialize_entry("partition", &OrderedJson(&self.partition))?;
-        map.serialize_entry("offset", &self.offset.as_ref().map(ObjectJson))?;
+        map.serialize_entry("offset", &self.offset.as_ref().map(OrderedJson))?;
         map.end()
     }
 }

@@ -14,7 +14,7 @@ mod ordered;
 mod partition_key;
 mod writer;
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -336,7 +336,10 @@ impl OffsetSnapshot {
     /// partition is serialized in its own member order and looked up by exact key bytes.
     pub fn offsets(&self, connector: &str, partitions: &[OrderedMap]) -> OffsetLookup {
         let mut lookup = OffsetLookup::default();
-        let mut seen: Vec<Vec<u8>> = Vec::new();
+        let mut seen_keys: BTreeSet<Vec<u8>> = BTreeSet::new();
+        // Java's answer is a `HashMap` keyed by the requested maps: equal maps (in any member
+        // order) collapse into the first one requested, holding the value read last.
+        let mut by_content: BTreeMap<JsonObject, usize> = BTreeMap::new();
         for partition in partitions {
             let key = match offset_key(connector, Some(partition)) {
                 Ok(key) => key,
@@ -347,16 +350,27 @@ impl OffsetSnapshot {
                     continue;
                 }
             };
-            if seen.contains(&key) {
+            if !seen_keys.insert(key.clone()) {
                 continue;
             }
             let offset = match self.get(Some(&key)) {
                 None => Ok(None),
                 Some(stored) => read_offset(&stored.value),
             };
-            seen.push(key);
             match offset {
-                Ok(offset) => lookup.offsets.push((partition.clone(), offset)),
+                Ok(offset) => {
+                    let content = partition.to_object();
+                    match by_content
+                        .get(&content)
+                        .and_then(|&i| lookup.offsets.get_mut(i))
+                    {
+                        Some(slot) => slot.1 = offset,
+                        None => {
+                            by_content.insert(content, lookup.offsets.len());
+                            lookup.offsets.push((partition.clone(), offset));
+                        }
+                    }
+                }
                 Err(why) => lookup.omitted.push((partition.clone(), why)),
             }
         }

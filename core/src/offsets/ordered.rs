@@ -1,6 +1,7 @@
 //! Source partitions and offsets as Java serializes them: maps whose member order is the order
 //! of the Java `Map` being written (spec §4.1, §4.9), and `OffsetUtils.validateFormat`.
 
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -24,11 +25,15 @@ impl OrderedMap {
     /// as `LinkedHashMap.put` does.
     pub fn new<K: Into<String>>(members: impl IntoIterator<Item = (K, JsonValue)>) -> Self {
         let mut out: Vec<(String, JsonValue)> = Vec::new();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
         for (name, value) in members {
             let name = name.into();
-            match out.iter_mut().find(|(n, _)| *n == name) {
+            match index.get(&name).and_then(|&i| out.get_mut(i)) {
                 Some(slot) => slot.1 = value,
-                None => out.push((name, value)),
+                None => {
+                    index.insert(name.clone(), out.len());
+                    out.push((name, value));
+                }
             }
         }
         Self { members: out }
@@ -37,13 +42,14 @@ impl OrderedMap {
     /// The members of `object` in the iteration order of a Java `HashMap` filled by `put` in
     /// `insertion_order` (names of `object`; names missing from it are appended in sorted order).
     pub fn java_hash_map(object: &JsonObject, insertion_order: &[&str]) -> Self {
+        let mut seen: BTreeSet<&str> = BTreeSet::new();
         let mut names: Vec<&str> = insertion_order
             .iter()
             .copied()
-            .filter(|n| object.contains_key(*n))
+            .filter(|n| object.contains_key(*n) && seen.insert(n))
             .collect();
         for name in object.keys() {
-            if !names.contains(&name.as_str()) {
+            if seen.insert(name) {
                 names.push(name);
             }
         }
@@ -133,9 +139,8 @@ impl core::error::Error for FormatError {}
 pub fn validate_value(value: &JsonValue) -> Result<(), FormatError> {
     match value {
         JsonValue::Null => Ok(()),
-        JsonValue::Object(members) => {
-            OrderedMap::new(members.iter().map(|(k, v)| (k.clone(), v.clone()))).validate()
-        }
+        // Java validates the map the converter built: a `HashMap`, in its iteration order.
+        JsonValue::Object(members) => OrderedMap::java_hash_map(members, &[]).validate(),
         _ => Err(FormatError::NotAMap),
     }
 }

@@ -1,6 +1,7 @@
 //! `OffsetUtils.processPartitionKey` (spec §4.4): which connector and source partition an
 //! offsets-topic key names.
 
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -117,6 +118,7 @@ fn second_element_member_names(bytes: &[u8]) -> Option<Vec<String>> {
     scan.expect(b',')?;
     scan.expect(b'{')?;
     let mut names: Vec<String> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
     loop {
         scan.skip_ws();
         if scan.peek()? == b'}' {
@@ -127,7 +129,7 @@ fn second_element_member_names(bytes: &[u8]) -> Option<Vec<String>> {
         let Ok(Some(JsonValue::String(name))) = json::parse(bytes.get(start..scan.pos)?) else {
             return None;
         };
-        if !names.contains(&name) {
+        if seen.insert(name.clone()) {
             names.push(name);
         }
         scan.expect(b':')?;

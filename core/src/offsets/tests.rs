@@ -1,6 +1,6 @@
 //! Unit tests of the offsets machine, the KIP-131 reader and KIP-875 (spec §4).
 
-use alloc::string::ToString;
+use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -192,7 +192,7 @@ fn kip875_listing_uses_java_hash_map_order() {
     assert_eq!(listing.offsets.len(), 1);
     assert_eq!(
         listing.offsets[0].offset,
-        Some(obj(&[("kafka_offset", JsonValue::Long(1000))]))
+        Some(ordered(&[("kafka_offset", JsonValue::Long(1000))]))
     );
     let listing = kip875::list(&snap, "src");
     assert_eq!(listing.offsets[0].offset, None);
@@ -384,7 +384,12 @@ fn combined_listing_takes_the_connector_topics_answer() {
     let got: Vec<_> = listing
         .offsets
         .iter()
-        .map(|e| (e.partition.to_object(), e.offset.clone()))
+        .map(|e| {
+            (
+                e.partition.to_object(),
+                e.offset.as_ref().map(OrderedMap::to_object),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -397,4 +402,76 @@ fn combined_listing_takes_the_connector_topics_answer() {
         ],
         "the worker topic's value never shows through (Java's overlay)"
     );
+}
+
+#[test]
+fn reader_collapses_partitions_equal_as_maps() {
+    let mut feed = Feed::new();
+    feed.put(0, Some(r#"["c",{"a":1,"b":2}]"#), Some(r#"{"o":1}"#));
+    feed.put(0, Some(r#"["c",{"b":2,"a":1}]"#), Some(r#"{"o":2}"#));
+    let ab = ordered(&[("a", JsonValue::Long(1)), ("b", JsonValue::Long(2))]);
+    let ba = ordered(&[("b", JsonValue::Long(2)), ("a", JsonValue::Long(1))]);
+    let lookup = feed.snap().offsets("c", &[ab.clone(), ba]);
+    assert_eq!(
+        lookup.offsets,
+        vec![(ab, Some(obj(&[("o", JsonValue::Long(2))])))]
+    );
+}
+
+#[test]
+fn alter_merges_equal_partitions_and_validates_in_request_order() {
+    let snap = Feed::new().snap();
+    let x = ordered(&[("x", JsonValue::Long(1))]);
+    let records = kip875::alter_records(
+        &snap,
+        "c",
+        &[
+            (x.clone(), Some(ordered(&[("o", JsonValue::Long(1))]))),
+            (x, Some(ordered(&[("o", JsonValue::Long(2))]))),
+        ],
+        25,
+    )
+    .unwrap();
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].value.as_deref(), Some(&br#"{"o":2}"#[..]));
+    let bad = ordered(&[
+        ("a", JsonValue::Array(vec![])),
+        ("p", JsonValue::Object(JsonObject::new())),
+    ]);
+    let err = kip875::alter_records(&snap, "c", &[(bad, None)], 25).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Offsets may only contain primitive types as values, but field a contains ARRAY"
+    );
+}
+
+#[test]
+fn listing_offsets_use_java_hash_map_order() {
+    let mut feed = Feed::new();
+    feed.put(0, Some(r#"["c",{"f":"a"}]"#), Some(r#"{"z":1,"p":2.5E7}"#));
+    let listing = kip875::list(&feed.snap(), "c");
+    let offset = listing.offsets[0].offset.clone().unwrap();
+    let names: Vec<&str> = offset.members().iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["p", "z"]);
+}
+
+#[test]
+fn large_keys_and_listings() {
+    // One key with 50,000 members and a connector with 20,000 partitions (the code paths are
+    // linear; quadratic ones took tens of seconds here).
+    let members: Vec<String> = (0..50_000)
+        .map(|i| alloc::format!("\"m{i}\":{i}"))
+        .collect();
+    let key = alloc::format!("[\"c\",{{{}}}]", members.join(","));
+    let mut log = OffsetLog::new();
+    log.handle_record(Record::new(key.as_bytes(), Some(b"{}"), 0))
+        .unwrap();
+    for i in 0..20_000 {
+        let key = alloc::format!("[\"d\",{{\"file\":\"f-{i:08}.csv\"}}]");
+        log.handle_record(Record::new(key.as_bytes(), Some(b"{\"pos\":1}"), i + 1))
+            .unwrap();
+    }
+    let snap = log.snapshot();
+    assert_eq!(kip875::list(&snap, "d").offsets.len(), 20_000);
+    assert_eq!(kip875::list(&snap, "c").offsets.len(), 1);
 }

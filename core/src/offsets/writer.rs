@@ -157,8 +157,15 @@ impl OffsetWriter {
     /// recorded since [`begin_flush`](Self::begin_flush) take precedence.
     pub fn cancel_flush(&mut self) {
         if let Some(mut to_flush) = self.to_flush.take() {
-            for (content, entry) in core::mem::take(&mut self.data) {
-                to_flush.insert(content, entry);
+            // Java's `toFlush.putAll(data)`: a newer offset replaces the value but an existing
+            // entry keeps its partition object (and so its member order).
+            for (content, (partition, offset)) in core::mem::take(&mut self.data) {
+                match to_flush.get_mut(&content) {
+                    Some(slot) => slot.1 = offset,
+                    None => {
+                        to_flush.insert(content, (partition, offset));
+                    }
+                }
             }
             self.data = to_flush;
             self.current_flush_id += 1;
@@ -237,6 +244,25 @@ mod tests {
         assert_eq!(
             w.complete_flush(retry.flush_id, true),
             FlushCompletion::Stale
+        );
+    }
+
+    #[test]
+    fn cancel_keeps_the_flushed_partitions_member_order() {
+        let ab = || OrderedMap::new([("a", JsonValue::Long(1)), ("b", JsonValue::Long(2))]);
+        let ba = || OrderedMap::new([("b", JsonValue::Long(2)), ("a", JsonValue::Long(1))]);
+        let mut w = OffsetWriter::new("c");
+        w.offset(ab(), pos(1));
+        w.begin_flush().unwrap();
+        w.offset(ba(), pos(2));
+        w.cancel_flush();
+        w.begin_flush().unwrap();
+        let batch = w.do_flush().unwrap();
+        assert_eq!(batch.records.len(), 1);
+        assert_eq!(batch.records[0].key, br#"["c",{"a":1,"b":2}]"#);
+        assert_eq!(
+            batch.records[0].value.as_deref(),
+            Some(&br#"{"pos":2}"#[..])
         );
     }
 
