@@ -3,8 +3,15 @@
 //! Layout (little-endian):
 //!
 //! ```text
-//! magic "CSCK" | format version u16 | topic kind u8 | payload length u64 | CRC-32 of payload u32 | payload
+//! magic "CSCK" | format version u16 | topic kind u8 | taken at (ms, i64) | payload length u64
+//!   | CRC-32 of (taken at, payload) u32 | payload
 //! ```
+//!
+//! A checkpoint may carry the (caller's) time it was taken. A reader restoring one must not be
+//! older than the topic's `delete.retention.ms`: past that, compaction may have removed
+//! tombstones the reader never saw, and a deleted connector would come back.
+//! [`check_fresh`] refuses such a checkpoint (and one of unknown age); the caller then replays
+//! the topic from the start.
 //!
 //! The payload is the machine state encoded with bincode (standard configuration). Anything that
 //! does not check out (short input, wrong magic, version or topic, length mismatch, checksum
@@ -21,8 +28,10 @@ use serde::Serialize;
 /// The first four bytes of every checkpoint.
 pub const MAGIC: [u8; 4] = *b"CSCK";
 /// The checkpoint format this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
-const HEADER_LEN: usize = 4 + 2 + 1 + 8 + 4;
+pub const FORMAT_VERSION: u16 = 2;
+const HEADER_LEN: usize = 4 + 2 + 1 + 8 + 8 + 4;
+/// The "taken at" value of a checkpoint whose time is not known.
+const UNKNOWN_TIME: i64 = i64::MIN;
 
 /// Which topic's machine a checkpoint holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +89,18 @@ pub enum CheckpointError {
     ChecksumMismatch,
     /// The payload passed the checksum but could not be decoded.
     Decode(String),
+    /// The checkpoint is older than the topic's tombstone retention: tombstones it never saw
+    /// may be gone from the topic.
+    TooOld {
+        /// When it was taken (ms).
+        taken_at_ms: i64,
+        /// Now (ms).
+        now_ms: i64,
+        /// The topic's `delete.retention.ms`.
+        delete_retention_ms: i64,
+    },
+    /// The checkpoint does not say when it was taken, so its freshness cannot be checked.
+    UnknownAge,
 }
 
 impl fmt::Display for CheckpointError {
@@ -103,14 +124,34 @@ impl fmt::Display for CheckpointError {
             ),
             Self::ChecksumMismatch => f.write_str("checkpoint is corrupt (CRC-32 mismatch)"),
             Self::Decode(e) => write!(f, "checkpoint payload could not be decoded: {e}"),
+            Self::TooOld {
+                taken_at_ms,
+                now_ms,
+                delete_retention_ms,
+            } => write!(
+                f,
+                "checkpoint taken at {taken_at_ms} ms is {} ms old, beyond the topic's \
+                 delete.retention.ms of {delete_retention_ms} ms: tombstones it never saw may be \
+                 gone; replay the topic from the start",
+                now_ms.saturating_sub(*taken_at_ms)
+            ),
+            Self::UnknownAge => f.write_str(
+                "checkpoint does not record when it was taken, so it cannot be checked against \
+                 the topic's tombstone retention; replay the topic from the start",
+            ),
         }
     }
 }
 
 impl core::error::Error for CheckpointError {}
 
-/// Encodes a machine state. Encoding plain in-memory data cannot fail.
-pub(crate) fn encode<T: Serialize>(kind: TopicKind, state: &T) -> Vec<u8> {
+/// Encodes a machine state, stamped with `taken_at_ms` when known. Encoding plain in-memory
+/// data cannot fail.
+pub(crate) fn encode<T: Serialize>(
+    kind: TopicKind,
+    state: &T,
+    taken_at_ms: Option<i64>,
+) -> Vec<u8> {
     let payload = bincode::serde::encode_to_vec(state, bincode::config::standard())
         // The states are maps, strings, integers and enums: bincode has no failure mode for them.
         .expect("in-memory machine state always encodes");
@@ -118,10 +159,55 @@ pub(crate) fn encode<T: Serialize>(kind: TopicKind, state: &T) -> Vec<u8> {
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.push(kind.code());
+    let taken_at = taken_at_ms.unwrap_or(UNKNOWN_TIME).to_le_bytes();
+    out.extend_from_slice(&taken_at);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&checksum(&taken_at, &payload).to_le_bytes());
     out.extend_from_slice(&payload);
     out
+}
+
+fn checksum(taken_at: &[u8], payload: &[u8]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(taken_at);
+    hasher.update(payload);
+    hasher.finalize()
+}
+
+/// Refuses a checkpoint older than the topic's tombstone retention, or of unknown age. Call it
+/// before `restore` whenever the topic may have been compacted since the checkpoint was taken.
+pub fn check_fresh(
+    bytes: &[u8],
+    now_ms: i64,
+    delete_retention_ms: i64,
+) -> Result<(), CheckpointError> {
+    let taken_at_ms = taken_at(bytes)?.ok_or(CheckpointError::UnknownAge)?;
+    if now_ms.saturating_sub(taken_at_ms) >= delete_retention_ms {
+        return Err(CheckpointError::TooOld {
+            taken_at_ms,
+            now_ms,
+            delete_retention_ms,
+        });
+    }
+    Ok(())
+}
+
+/// When the checkpoint was taken, if it says (the header is checked, not the payload).
+pub fn taken_at(bytes: &[u8]) -> Result<Option<i64>, CheckpointError> {
+    let header = bytes
+        .get(..HEADER_LEN)
+        .ok_or(CheckpointError::Truncated { len: bytes.len() })?;
+    if header.get(..4) != Some(&MAGIC[..]) {
+        return Err(CheckpointError::NotACheckpoint);
+    }
+    let mut raw = [0u8; 8];
+    raw.copy_from_slice(
+        header
+            .get(7..15)
+            .ok_or(CheckpointError::Truncated { len: bytes.len() })?,
+    );
+    let value = i64::from_le_bytes(raw);
+    Ok((value != UNKNOWN_TIME).then_some(value))
 }
 
 /// Checks and decodes a checkpoint of `kind`.
@@ -148,6 +234,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
     if code[0] != kind.code() {
         return Err(CheckpointError::WrongTopic { found: code[0] });
     }
+    let (taken_at, rest) = rest.split_at(8);
     let (len, crc) = rest.split_at(8);
     let mut len_bytes = [0u8; 8];
     len_bytes.copy_from_slice(len);
@@ -160,7 +247,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
     }
     let mut crc_bytes = [0u8; 4];
     crc_bytes.copy_from_slice(crc);
-    if crc32fast::hash(payload) != u32::from_le_bytes(crc_bytes) {
+    if checksum(taken_at, payload) != u32::from_le_bytes(crc_bytes) {
         return Err(CheckpointError::ChecksumMismatch);
     }
     let (state, used) = decode_bounded(payload)?;

@@ -133,7 +133,14 @@ impl ConfigLog {
     /// Serializes the whole machine (buffered task configs included) into a versioned,
     /// checksummed checkpoint. Pending events are not included: drain them first.
     pub fn checkpoint(&self) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Config, &self.state)
+        checkpoint::encode(TopicKind::Config, &self.state, None)
+    }
+
+    /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
+    /// [`checkpoint::check_fresh`](crate::checkpoint::check_fresh) can refuse it once it is older
+    /// than the topic's tombstone retention.
+    pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
+        checkpoint::encode(TopicKind::Config, &self.state, Some(taken_at_ms))
     }
 
     /// Restores a reader from [`checkpoint`](Self::checkpoint) bytes. The reader is not caught

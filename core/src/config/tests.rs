@@ -958,7 +958,7 @@ fn corrupt_checkpoints_are_refused() {
         ConfigLog::restore(&version),
         Err(CheckpointError::UnsupportedVersion {
             found: 99,
-            supported: 1
+            supported: 2
         })
     ));
     let mut magic = bytes.clone();
@@ -976,4 +976,39 @@ fn corrupt_checkpoints_are_refused() {
     assert!(ConfigLog::restore(b"").is_err());
     let msg = CheckpointError::ChecksumMismatch.to_string();
     assert!(msg.contains("corrupt"));
+}
+
+#[test]
+fn checkpoint_freshness_against_tombstone_retention() {
+    use crate::checkpoint::{check_fresh, taken_at, CheckpointError};
+    let mut feed = Feed::new();
+    two_task_connector(&mut feed, "x");
+    let stamped = feed.log.checkpoint_at(1_000);
+    assert_eq!(taken_at(&stamped), Ok(Some(1_000)));
+    assert_eq!(check_fresh(&stamped, 5_000, 86_400_000), Ok(()));
+    assert_eq!(
+        check_fresh(&stamped, 86_401_000, 86_400_000),
+        Err(CheckpointError::TooOld {
+            taken_at_ms: 1_000,
+            now_ms: 86_401_000,
+            delete_retention_ms: 86_400_000
+        })
+    );
+    let unstamped = feed.log.checkpoint();
+    assert_eq!(
+        check_fresh(&unstamped, 0, 1),
+        Err(CheckpointError::UnknownAge)
+    );
+    // The time is covered by the checksum.
+    let mut forged = stamped.clone();
+    forged[7] ^= 1;
+    assert_eq!(
+        ConfigLog::restore(&forged).unwrap_err(),
+        CheckpointError::ChecksumMismatch
+    );
+    assert_eq!(
+        ConfigLog::restore(&stamped).unwrap().snapshot(),
+        feed.snap()
+    );
+    assert!(check_fresh(b"short", 0, 1).is_err());
 }

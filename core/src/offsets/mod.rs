@@ -234,7 +234,14 @@ impl OffsetLog {
 
     /// The whole machine as a versioned, checksummed checkpoint.
     pub fn checkpoint(&self) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Offsets, &self.state)
+        checkpoint::encode(TopicKind::Offsets, &self.state, None)
+    }
+
+    /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
+    /// [`checkpoint::check_fresh`](crate::checkpoint::check_fresh) can refuse it once it is older
+    /// than the topic's tombstone retention.
+    pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
+        checkpoint::encode(TopicKind::Offsets, &self.state, Some(taken_at_ms))
     }
 
     /// Restores a reader from a checkpoint; it is not caught up.

@@ -194,7 +194,14 @@ impl StatusLog {
     /// write-side bookkeeping (sequences, the store generation, names only written for): a
     /// restarted Java worker starts without it too.
     pub fn checkpoint(&self) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Status, &self.state)
+        checkpoint::encode(TopicKind::Status, &self.state, None)
+    }
+
+    /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
+    /// [`checkpoint::check_fresh`](crate::checkpoint::check_fresh) can refuse it once it is older
+    /// than the topic's tombstone retention.
+    pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
+        checkpoint::encode(TopicKind::Status, &self.state, Some(taken_at_ms))
     }
 
     /// Restores a reader from [`checkpoint`](Self::checkpoint) bytes. The reader is not caught
