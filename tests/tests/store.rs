@@ -1,0 +1,287 @@
+//! The generic store over the simulator: topic creation and Java's start-up refusals, the write
+//! budget, and status and offsets stores sharing the same code path.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use connect_state_memory::{MemoryCluster, MemoryTransport, TopicConfig};
+use connect_state_store::{
+    ConfigStore, FetchedBatch, NewTopic, ProduceMode, Store, StoreError, StoreSettings,
+    TopicDescription, TopicRole, Transport, TransportError,
+};
+use engine::config::write;
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::ProducerRecord;
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+}
+
+fn memory() -> Arc<Mutex<MemoryCluster>> {
+    Arc::new(Mutex::new(MemoryCluster::new(7)))
+}
+
+#[test]
+fn start_creates_missing_topics_as_connect_does() {
+    runtime().block_on(async {
+        let cluster = memory();
+        let transport = Arc::new(MemoryTransport::new(cluster.clone()));
+        let mut config = ConfigStore::new(
+            StoreSettings::new("cfg", TopicRole::Config),
+            transport.clone(),
+            ConfigLog::new(),
+        );
+        config.start().await.unwrap();
+        let mut offsets = Store::new(
+            StoreSettings::new("off", TopicRole::Offsets),
+            transport.clone(),
+            OffsetLog::new(),
+        );
+        offsets.start().await.unwrap();
+        let c = cluster.lock().unwrap();
+        assert_eq!(c.describe_topic("cfg").unwrap().partitions, 1);
+        assert_eq!(c.describe_topic("off").unwrap().partitions, 25);
+        assert!(c.describe_topic("cfg").unwrap().compacts());
+    });
+}
+
+#[test]
+fn java_refuses_bad_topics_with_its_messages() {
+    runtime().block_on(async {
+        let cluster = memory();
+        {
+            let mut c = cluster.lock().unwrap();
+            c.create_topic(
+                "deleting",
+                TopicConfig::compacted(1).with_cleanup_policy("delete"),
+            )
+            .unwrap();
+            c.create_topic("wide", TopicConfig::compacted(3)).unwrap();
+            c.create_topic(
+                "both",
+                TopicConfig::compacted(5).with_cleanup_policy("compact,delete"),
+            )
+            .unwrap();
+        }
+        let transport = Arc::new(MemoryTransport::new(cluster));
+        let error = ConfigStore::new(
+            StoreSettings::new("deleting", TopicRole::Config),
+            transport.clone(),
+            ConfigLog::new(),
+        )
+        .start()
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "Topic 'deleting' supplied via the 'config.storage.topic' property is required to have \
+             'cleanup.policy=compact' to guarantee consistency and durability of connector \
+             configurations, but found the topic currently has 'cleanup.policy=delete'. Continuing \
+             would likely result in eventually losing connector configurations and problems \
+             restarting this Connect cluster in the future. Change the 'config.storage.topic' \
+             property in the Connect worker configurations to use a topic with \
+             'cleanup.policy=compact'."
+        );
+        let error = ConfigStore::new(
+            StoreSettings::new("wide", TopicRole::Config),
+            transport.clone(),
+            ConfigLog::new(),
+        )
+        .start()
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "Topic 'wide' supplied via the 'config.storage.topic' property is required to have a \
+             single partition in order to guarantee consistency of connector configurations, but \
+             found 3 partitions."
+        );
+        let error = Store::new(
+            StoreSettings::new("both", TopicRole::Offsets),
+            transport.clone(),
+            OffsetLog::new(),
+        )
+        .start()
+        .await
+        .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("'cleanup.policy=compact,delete'"),
+            "{error}"
+        );
+        assert!(
+            error.to_string().contains("source connector offsets"),
+            "{error}"
+        );
+        let mut settings = StoreSettings::new("absent", TopicRole::Status);
+        settings.create_if_missing = false;
+        let error = Store::new(settings, transport, engine::status::StatusLog::new())
+            .start()
+            .await
+            .unwrap_err();
+        assert!(matches!(error, StoreError::MissingTopic { .. }), "{error}");
+    });
+}
+
+/// A transport whose produce never completes and whose topic is empty.
+struct Hanging;
+
+#[async_trait]
+impl Transport for Hanging {
+    async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
+        Ok(Some(TopicDescription {
+            partitions: 1,
+            cleanup_policy: "compact".into(),
+        }))
+    }
+    async fn create_topic(&self, _: &NewTopic) -> Result<(), TransportError> {
+        Ok(())
+    }
+    async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        Ok(BTreeMap::from([(0, 0)]))
+    }
+    async fn fetch(
+        &self,
+        _: &str,
+        _: i32,
+        from: i64,
+        _: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        Ok(FetchedBatch {
+            records: Vec::new(),
+            next_offset: from,
+        })
+    }
+    async fn produce(
+        &self,
+        _: &str,
+        _: &[ProducerRecord],
+        _: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        std::future::pending().await
+    }
+}
+
+#[test]
+fn a_write_that_outlives_its_budget_fails_with_javas_message() {
+    runtime().block_on(async {
+        let mut settings = StoreSettings::new("cfg", TopicRole::Config);
+        settings.write_budget = Duration::from_millis(20);
+        let mut store = ConfigStore::new(settings, Arc::new(Hanging), ConfigLog::new());
+        store.start().await.unwrap();
+        let plan = write::put_task_configs("c", [vec![("k", Some("v"))]]);
+        let error = store.execute(&plan, false).await.unwrap_err();
+        assert_eq!(
+            error,
+            StoreError::Timeout {
+                message: "Error writing task configurations to Kafka".into(),
+                budget_ms: 20
+            }
+        );
+    });
+}
+
+/// A transport whose fetches never move: the store reports it instead of spinning.
+struct Stuck;
+
+#[async_trait]
+impl Transport for Stuck {
+    async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
+        Hanging.describe_topic("").await
+    }
+    async fn create_topic(&self, _: &NewTopic) -> Result<(), TransportError> {
+        Ok(())
+    }
+    async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        Ok(BTreeMap::from([(0, 5)]))
+    }
+    async fn fetch(
+        &self,
+        _: &str,
+        _: i32,
+        from: i64,
+        _: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        Hanging.fetch("", 0, from, 1).await
+    }
+    async fn produce(
+        &self,
+        _: &str,
+        _: &[ProducerRecord],
+        _: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_partition_that_does_not_progress_is_an_error_not_a_hang() {
+    runtime().block_on(async {
+        let mut store = ConfigStore::new(
+            StoreSettings::new("cfg", TopicRole::Config),
+            Arc::new(Stuck),
+            ConfigLog::new(),
+        );
+        let error = store.start().await.unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StoreError::Stalled {
+                    partition: 0,
+                    position: 0,
+                    end: 5,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    });
+}
+
+#[test]
+fn offsets_written_and_read_back_through_the_same_store_code() {
+    runtime().block_on(async {
+        let cluster = memory();
+        let transport = Arc::new(MemoryTransport::new(cluster.clone()));
+        let mut writer = Store::new(
+            StoreSettings::new("off", TopicRole::Offsets),
+            transport.clone(),
+            OffsetLog::new(),
+        );
+        writer.start().await.unwrap();
+        let record = ProducerRecord {
+            key: br#"["src",{"file":"a"}]"#.to_vec(),
+            value: Some(br#"{"pos":3}"#.to_vec()),
+            partition: None,
+        };
+        writer
+            .write(
+                &[record.clone()],
+                ProduceMode::Plain,
+                true,
+                "Failed to write offsets",
+            )
+            .await
+            .unwrap();
+        let snapshot = writer.machine().snapshot();
+        let stored = snapshot.get(Some(&record.key)).unwrap();
+        assert_eq!(
+            Some(stored.partition),
+            engine::offsets::default_partition(&record.key, 25)
+        );
+        let mut reader = Store::new(
+            StoreSettings::new("off", TopicRole::Offsets),
+            transport,
+            OffsetLog::new(),
+        );
+        reader.start().await.unwrap();
+        assert_eq!(reader.machine().snapshot(), snapshot);
+    });
+}
