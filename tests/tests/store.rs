@@ -263,7 +263,7 @@ fn offsets_written_and_read_back_through_the_same_store_code() {
         };
         writer
             .write(
-                &[record.clone()],
+                std::slice::from_ref(&record),
                 ProduceMode::Plain,
                 true,
                 "Failed to write offsets",
