@@ -194,6 +194,12 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         &self.machine
     }
 
+    /// The machine, for its write-side bookkeeping (e.g. `StatusLog::prepare_put`, which
+    /// records sequence numbers as Java's store does). Feed it records only through the store.
+    pub fn machine_mut(&mut self) -> &mut M {
+        &mut self.machine
+    }
+
     /// The settings.
     pub fn settings(&self) -> &StoreSettings {
         &self.settings

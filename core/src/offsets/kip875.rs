@@ -82,8 +82,10 @@ pub fn list_combined(
     listing(connector_topic, connector, &partitions)
 }
 
-/// Where a record for `key` goes: the partition where the key's live record is, so a tombstone
-/// really deletes it; otherwise where Java's default partitioner puts it.
+/// Where a record for `key` goes: the partition where the key's live record was read, so a
+/// tombstone deletes it even when a non-murmur2 writer put it there; otherwise where Java's
+/// default partitioner puts it. (A key whose history a mix of partitioners split across several
+/// partitions keeps its older copies elsewhere: like Java's, this reader only knows the last.)
 fn target_partition(offsets: &OffsetSnapshot, key: &[u8], topic_partitions: i32) -> Option<i32> {
     offsets
         .get(Some(key))
