@@ -286,6 +286,62 @@ fn checkpoint_older_than_tombstone_retention_is_refused() {
     });
 }
 
+/// Found by the soak run: spec/compaction.md §4.1 ("no mixed task sets") does not hold for
+/// Java's commit check when the cleaner overtakes a lagging reader. The reader has buffered the
+/// task records of a crashed write (tasks 0 and 1, no commit); before it reads the next complete
+/// write, cleaning removes that write's tasks 0 and 1 (a later crashed write rewrote them), so
+/// the complete write's commit finds tasks 0-3 buffered and applies two of each. We keep Java's
+/// result (parity); this test pins the hazard down.
+#[test]
+fn a_lagging_reader_overtaken_by_the_cleaner_can_apply_a_mixed_task_set() {
+    runtime().block_on(async {
+        let cluster = cluster(5, TopicConfig::compacted(1));
+        let mut writer = store(MemoryTransport::new(cluster.clone()));
+        writer.start().await.unwrap();
+        let put = write::put_connector_config("foo", [("name", Some("foo"))], None);
+        writer.execute(&put, false).await.unwrap();
+        for (batch, n, crash) in [("b10", 2, Some(2)), ("b12", 4, None), ("b16", 4, Some(2))] {
+            let transport = MemoryTransport::new(cluster.clone());
+            if let Some(k) = crash {
+                transport.push_produce_fault(ProduceFault::CrashAfter(k));
+            }
+            let mut leader = store(transport);
+            leader.start().await.unwrap();
+            let result = leader.execute(&tasks(batch, n), false).await;
+            assert_eq!(result.is_err(), crash.is_some());
+        }
+        // Offsets: connector 0, b10 tasks 0-1 at 1-2, b12 tasks 0-3 at 3-6 and its commit at 7,
+        // b16 tasks 0-1 at 8-9.
+        let mut reader = ConfigLog::new();
+        let mut position = 0;
+        let fetch = |reader: &mut ConfigLog, position: &mut i64, max: usize| {
+            let batch = with_cluster(&cluster, |c| {
+                c.fetch(TOPIC, 0, *position, max, Isolation::ReadUncommitted)
+                    .unwrap()
+            });
+            for r in &batch.records {
+                reader.handle_record(r.as_record()).unwrap();
+            }
+            *position = batch.next_offset;
+        };
+        fetch(&mut reader, &mut position, 3); // the connector and b10's two tasks
+        with_cluster(&cluster, |c| {
+            c.roll_segment(TOPIC, 0).unwrap();
+            c.clean_all(TOPIC).unwrap(); // b12's tasks 0 and 1 go: b16 rewrote them
+        });
+        while position < 10 {
+            fetch(&mut reader, &mut position, 100);
+        }
+        let snapshot = reader.snapshot();
+        assert!(!snapshot.is_inconsistent("foo"));
+        assert_eq!(batches(&snapshot, "foo"), ["b10", "b10", "b12", "b12"]);
+        // A reader of the whole (cleaned) log flags it instead.
+        let mut fresh = store(MemoryTransport::new(cluster.clone()));
+        fresh.start().await.unwrap();
+        assert!(fresh.machine().snapshot().is_inconsistent("foo"));
+    });
+}
+
 /// One generated run: writer operations with crash points, where a late reader starts, how it
 /// fetches and how often cleaning runs.
 #[derive(Debug, Clone)]
@@ -472,11 +528,16 @@ proptest! {
 
     /// §4.1 no mixed task sets, §4.2 convergence, §4.3 compaction equivalence, §4.5 restart
     /// equivalence, §4.6 offsets never go back, and no panic, for every reader of a run.
+    ///
+    /// "No mixed task sets" is checked for readers that the cleaner does not overtake (the tail,
+    /// the restarted and the fresh reader); a lagging reader whose unread records are cleaned
+    /// away can, with Java's algorithm, apply a mixed set — see
+    /// `a_lagging_reader_overtaken_by_the_cleaner_can_apply_a_mixed_task_set`.
     #[test]
     fn config_properties_through_the_simulator(run in run_strategy()) {
         let outcome = execute(&run);
         prop_assert!(outcome.offsets_monotonic);
-        for snapshot in [&outcome.tail, &outcome.late, &outcome.fresh, &outcome.restarted] {
+        for snapshot in [&outcome.tail, &outcome.fresh, &outcome.restarted] {
             for c in snapshot.connectors() {
                 if snapshot.is_inconsistent(c) {
                     continue;
@@ -484,6 +545,8 @@ proptest! {
                 let b: std::collections::BTreeSet<String> = batches(snapshot, c).into_iter().collect();
                 prop_assert!(b.len() <= 1, "mixed task set for {c}: {b:?}");
             }
+        }
+        for snapshot in [&outcome.tail, &outcome.late, &outcome.fresh, &outcome.restarted] {
             prop_assert!(!snapshot.is_inconsistent("a"));
             prop_assert_eq!(batches(snapshot, "a"), vec!["final".to_string(); run.final_tasks]);
         }
