@@ -1,6 +1,21 @@
-//! connect-state-kafka: the Kafka transport over rdkafka and tokio.
+//! connect-state-kafka: the [`Transport`](connect_state_store::Transport) of the generic stores
+//! over a real Kafka cluster, with rdkafka (librdkafka built from its bundled source) and tokio.
 //!
-//! **Not implemented yet** (issue #5). This crate deliberately exports nothing so that no caller
-//! can mistake it for a working transport.
+//! * Reading: manual assignment of each partition from the requested offset (no consumer group
+//!   offsets), reading until the partition's end-of-partition event, `read_committed` when asked
+//!   (Java's rule: when exactly-once source support is `enabled`); records a broker resends below
+//!   the requested offset are dropped.
+//! * Writing: `acks=all` with librdkafka's `murmur2_random` partitioner, which places keys on the
+//!   same partitions as Java's default partitioner; tombstones as null values; the transactional
+//!   producer (`transactional.id`) for the leader's fenced writes, one transaction per batch and
+//!   write privileges dropped on any failure.
+//! * Admin: topic creation (compact, with the caller's settings) and description (partition count
+//!   and `cleanup.policy`) for the store's start-up checks.
+//! * Any librdkafka property passes through ([`KafkaSettings::properties`]); secrets never show
+//!   in `Debug` output.
 
-#![forbid(unsafe_code)]
+mod settings;
+mod transport;
+
+pub use settings::{is_secret, KafkaSettings};
+pub use transport::KafkaTransport;

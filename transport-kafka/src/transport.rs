@@ -1,0 +1,442 @@
+//! [`KafkaTransport`]: the store's [`Transport`] over a real Kafka cluster.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use connect_state_store::{
+    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
+};
+use engine::ProducerRecord;
+use rdkafka::admin::{
+    AdminClient, AdminOptions, NewTopic as KafkaNewTopic, ResourceSpecifier, TopicReplication,
+};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::Message;
+use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord, Producer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::settings::KafkaSettings;
+
+/// How long one `poll` waits before the fetch loop checks its deadline again.
+const POLL_SLICE: Duration = Duration::from_millis(100);
+
+/// The Kafka transport: one consumer with manual assignment (no consumer group offsets are ever
+/// committed), a plain producer (`acks=all`, Java's murmur2 partitioner), a transactional
+/// producer for fenced leader writes, and an admin client.
+pub struct KafkaTransport {
+    settings: KafkaSettings,
+    consumer: Arc<Mutex<BaseConsumer>>,
+    producer: FutureProducer,
+    transactional: tokio::sync::Mutex<Option<FutureProducer>>,
+    admin: AdminClient<DefaultClientContext>,
+}
+
+fn broker(topic: &str, error: impl std::fmt::Display) -> TransportError {
+    TransportError::Broker {
+        topic: topic.to_string(),
+        reason: error.to_string(),
+    }
+}
+
+fn is_fenced(error: &KafkaError) -> bool {
+    matches!(
+        error.rdkafka_error_code(),
+        Some(RDKafkaErrorCode::ProducerFenced | RDKafkaErrorCode::InvalidProducerEpoch)
+    ) || error.to_string().contains("fenced")
+}
+
+impl KafkaTransport {
+    /// Connects the clients (lazily: nothing is contacted until the first call).
+    pub fn new(settings: KafkaSettings) -> Result<Self, KafkaError> {
+        let mut consumer = settings.client_config();
+        consumer
+            // `assign` needs a group id; no offsets are committed under it.
+            .set("group.id", "connect-state-reader")
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("enable.partition.eof", "true")
+            .set("auto.offset.reset", "earliest")
+            .set("allow.auto.create.topics", "false")
+            .set(
+                "isolation.level",
+                if settings.read_committed {
+                    "read_committed"
+                } else {
+                    "read_uncommitted"
+                },
+            );
+        let mut producer = settings.client_config();
+        producer
+            .set("acks", "all")
+            .set("partitioner", "murmur2_random")
+            .set("enable.idempotence", "false")
+            .set("max.in.flight.requests.per.connection", "1")
+            .set(
+                "message.timeout.ms",
+                settings.request_timeout.as_millis().to_string(),
+            );
+        Ok(Self {
+            consumer: Arc::new(Mutex::new(consumer.create()?)),
+            producer: producer.create()?,
+            transactional: tokio::sync::Mutex::new(None),
+            admin: settings.client_config().create()?,
+            settings,
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &KafkaSettings {
+        &self.settings
+    }
+
+    /// Runs a blocking consumer call off the async threads.
+    async fn with_consumer<R: Send + 'static>(
+        &self,
+        topic: &str,
+        f: impl FnOnce(&BaseConsumer) -> Result<R, TransportError> + Send + 'static,
+    ) -> Result<R, TransportError> {
+        let consumer = Arc::clone(&self.consumer);
+        tokio::task::spawn_blocking(move || {
+            let guard = consumer.lock().map_err(|_| TransportError::Broker {
+                topic: String::new(),
+                reason: "the consumer lock was poisoned by a panic".into(),
+            })?;
+            f(&guard)
+        })
+        .await
+        .map_err(|e| broker(topic, e))?
+    }
+
+    fn partition_count(
+        consumer: &BaseConsumer,
+        topic: &str,
+        timeout: Duration,
+    ) -> Result<Option<i32>, TransportError> {
+        let metadata = consumer
+            .fetch_metadata(Some(topic), timeout)
+            .map_err(|e| broker(topic, e))?;
+        let Some(t) = metadata.topics().iter().find(|t| t.name() == topic) else {
+            return Ok(None);
+        };
+        match t.error() {
+            Some(code)
+                if RDKafkaErrorCode::from(code) == RDKafkaErrorCode::UnknownTopicOrPartition =>
+            {
+                Ok(None)
+            }
+            Some(code) => Err(broker(topic, RDKafkaErrorCode::from(code))),
+            None if t.partitions().is_empty() => Ok(None),
+            None => Ok(Some(t.partitions().len() as i32)),
+        }
+    }
+
+    /// The transactional producer, initialized on first use (claiming write privileges).
+    async fn transactional_producer(&self, topic: &str) -> Result<FutureProducer, TransportError> {
+        let mut slot = self.transactional.lock().await;
+        if let Some(p) = slot.as_ref() {
+            return Ok(p.clone());
+        }
+        let id = self
+            .settings
+            .transactional_id
+            .clone()
+            .ok_or_else(|| TransportError::Broker {
+                topic: topic.to_string(),
+                reason: "a transactional write needs a transactional id".into(),
+            })?;
+        let mut config = self.settings.client_config();
+        config
+            .set("transactional.id", &id)
+            .set("enable.idempotence", "true")
+            .set("acks", "all")
+            .set("partitioner", "murmur2_random");
+        let producer: FutureProducer = config.create().map_err(|e| broker(topic, e))?;
+        let timeout = self.settings.request_timeout;
+        let init = producer.clone();
+        tokio::task::spawn_blocking(move || init.init_transactions(timeout))
+            .await
+            .map_err(|e| broker(topic, e))?
+            .map_err(|e| {
+                if is_fenced(&e) {
+                    TransportError::Fenced {
+                        topic: topic.to_string(),
+                    }
+                } else {
+                    broker(topic, e)
+                }
+            })?;
+        *slot = Some(producer.clone());
+        Ok(producer)
+    }
+
+    /// Queues every record, then waits for each delivery in order (Java's privileged send).
+    async fn send_all(
+        producer: &FutureProducer,
+        topic: &str,
+        records: &[ProducerRecord],
+        timeout: Duration,
+    ) -> Result<Vec<(i32, i64)>, (usize, KafkaError)> {
+        let mut pending: Vec<DeliveryFuture> = Vec::with_capacity(records.len());
+        for (i, r) in records.iter().enumerate() {
+            let mut record = FutureRecord::<[u8], [u8]>::to(topic).key(r.key.as_slice());
+            if let Some(value) = &r.value {
+                record = record.payload(value.as_slice());
+            }
+            if let Some(p) = r.partition {
+                record = record.partition(p);
+            }
+            match producer.send_result(record) {
+                Ok(future) => pending.push(future),
+                Err((e, _)) => return Err((i, e)),
+            }
+        }
+        let mut offsets = Vec::with_capacity(records.len());
+        for (i, future) in pending.into_iter().enumerate() {
+            match tokio::time::timeout(timeout, future).await {
+                Ok(Ok(Ok(delivery))) => offsets.push((delivery.partition, delivery.offset)),
+                Ok(Ok(Err((e, _)))) => return Err((i, e)),
+                Ok(Err(_)) => return Err((i, KafkaError::Canceled)),
+                Err(_) => {
+                    return Err((
+                        i,
+                        KafkaError::MessageProduction(RDKafkaErrorCode::MessageTimedOut),
+                    ))
+                }
+            }
+        }
+        Ok(offsets)
+    }
+
+    async fn produce_transactional(
+        &self,
+        topic: &str,
+        records: &[ProducerRecord],
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        let producer = self.transactional_producer(topic).await?;
+        let timeout = self.settings.request_timeout;
+        let failed = |e: KafkaError| {
+            if is_fenced(&e) {
+                TransportError::Fenced {
+                    topic: topic.to_string(),
+                }
+            } else {
+                TransportError::ProduceFailed {
+                    topic: topic.to_string(),
+                    written: 0,
+                    total: records.len(),
+                    reason: e.to_string(),
+                }
+            }
+        };
+        let result = async {
+            producer.begin_transaction().map_err(failed)?;
+            let offsets = Self::send_all(&producer, topic, records, timeout)
+                .await
+                .map_err(|(_, e)| failed(e))?;
+            let commit = producer.clone();
+            tokio::task::spawn_blocking(move || commit.commit_transaction(timeout))
+                .await
+                .map_err(|e| broker(topic, e))?
+                .map_err(failed)?;
+            Ok(offsets)
+        }
+        .await;
+        if result.is_err() {
+            // Java drops the fenced producer on any failure: write privileges are gone until the
+            // next transactional write initializes a new one.
+            let abort = producer.clone();
+            let _ = tokio::task::spawn_blocking(move || abort.abort_transaction(timeout)).await;
+            *self.transactional.lock().await = None;
+        }
+        result
+    }
+}
+
+#[async_trait]
+impl Transport for KafkaTransport {
+    async fn describe_topic(
+        &self,
+        topic: &str,
+    ) -> Result<Option<TopicDescription>, TransportError> {
+        let timeout = self.settings.request_timeout;
+        let name = topic.to_string();
+        let Some(partitions) = self
+            .with_consumer(topic, move |c| Self::partition_count(c, &name, timeout))
+            .await?
+        else {
+            return Ok(None);
+        };
+        let options = AdminOptions::new().request_timeout(Some(timeout));
+        let results = self
+            .admin
+            .describe_configs(&[ResourceSpecifier::Topic(topic)], &options)
+            .await
+            .map_err(|e| broker(topic, e))?;
+        let mut cleanup_policy = String::from("delete");
+        for result in results {
+            let resource = result.map_err(|e| broker(topic, e))?;
+            if let Some(entry) = resource.get("cleanup.policy") {
+                cleanup_policy = entry.value.clone().unwrap_or_default();
+            }
+        }
+        Ok(Some(TopicDescription {
+            partitions,
+            cleanup_policy,
+        }))
+    }
+
+    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
+        let replication = TopicReplication::Fixed(topic.replication_factor.map_or(-1, i32::from));
+        let mut new_topic = KafkaNewTopic::new(&topic.name, topic.partitions, replication);
+        for (key, value) in &topic.configs {
+            new_topic = new_topic.set(key, value);
+        }
+        let options = AdminOptions::new().operation_timeout(Some(self.settings.request_timeout));
+        let results = self
+            .admin
+            .create_topics(&[new_topic], &options)
+            .await
+            .map_err(|e| broker(&topic.name, e))?;
+        for result in results {
+            match result {
+                Ok(_) | Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+                Err((_, code)) => return Err(broker(&topic.name, code)),
+            }
+        }
+        Ok(())
+    }
+
+    async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        let timeout = self.settings.request_timeout;
+        let name = topic.to_string();
+        self.with_consumer(topic, move |c| {
+            let partitions = Self::partition_count(c, &name, timeout)?.ok_or_else(|| {
+                TransportError::UnknownTopic {
+                    topic: name.clone(),
+                }
+            })?;
+            let mut ends = BTreeMap::new();
+            for p in 0..partitions {
+                let (_, high) = c
+                    .fetch_watermarks(&name, p, timeout)
+                    .map_err(|e| broker(&name, e))?;
+                ends.insert(p, high);
+            }
+            Ok(ends)
+        })
+        .await
+    }
+
+    async fn fetch(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        max_records: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        let timeout = self.settings.request_timeout;
+        let name = topic.to_string();
+        self.with_consumer(topic, move |c| {
+            fetch_blocking(c, &name, partition, from, max_records.max(1), timeout)
+        })
+        .await
+    }
+
+    async fn produce(
+        &self,
+        topic: &str,
+        records: &[ProducerRecord],
+        mode: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        match mode {
+            ProduceMode::Transactional => self.produce_transactional(topic, records).await,
+            ProduceMode::Plain => Self::send_all(
+                &self.producer,
+                topic,
+                records,
+                self.settings.request_timeout,
+            )
+            .await
+            .map_err(|(written, e)| TransportError::ProduceFailed {
+                topic: topic.to_string(),
+                written,
+                total: records.len(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+}
+
+/// Reads one partition from `from`: up to `max` records, stopping at the partition's end.
+/// Records below `from` (a broker resending a batch) are dropped. `next_offset` is the consumer's
+/// position, which moves past transaction markers and compacted gaps.
+fn fetch_blocking(
+    consumer: &BaseConsumer,
+    topic: &str,
+    partition: i32,
+    from: i64,
+    max: usize,
+    timeout: Duration,
+) -> Result<FetchedBatch, TransportError> {
+    let mut assignment = TopicPartitionList::new();
+    assignment
+        .add_partition_offset(topic, partition, Offset::Offset(from))
+        .map_err(|e| broker(topic, e))?;
+    consumer.assign(&assignment).map_err(|e| broker(topic, e))?;
+    let deadline = Instant::now() + timeout;
+    let mut records = Vec::new();
+    let mut next = from;
+    // librdkafka recovers from transient errors (a broker going away and coming back) by itself:
+    // keep polling, and report the last error only if the whole timeout passes without progress.
+    let mut last_error = None;
+    while records.len() < max {
+        let now = Instant::now();
+        if now >= deadline {
+            break;
+        }
+        match consumer.poll((deadline - now).min(POLL_SLICE)) {
+            None => {}
+            Some(Ok(message)) => {
+                if message.topic() != topic
+                    || message.partition() != partition
+                    || message.offset() < next
+                {
+                    continue;
+                }
+                records.push(FetchedRecord {
+                    partition,
+                    offset: message.offset(),
+                    key: message.key().map(<[u8]>::to_vec),
+                    value: message.payload().map(<[u8]>::to_vec),
+                });
+                next = message.offset() + 1;
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) if p == partition => {
+                if let Ok(position) = consumer.position() {
+                    if let Some(Offset::Offset(o)) = position
+                        .find_partition(topic, partition)
+                        .map(|e| e.offset())
+                    {
+                        next = next.max(o);
+                    }
+                }
+                if next > from || !records.is_empty() {
+                    break;
+                }
+                // Nothing readable yet (an open transaction under read_committed): wait for it.
+            }
+            Some(Err(e)) => last_error = Some(e),
+        }
+    }
+    if let (Some(e), true) = (last_error, records.is_empty() && next == from) {
+        return Err(broker(topic, e));
+    }
+    Ok(FetchedBatch {
+        records,
+        next_offset: next,
+    })
+}

@@ -1,0 +1,245 @@
+//! The Kafka transport against librdkafka's in-process mock cluster (nothing to install). The
+//! mock has no admin API, no compaction and no aborted-record filtering: topics are created
+//! through the mock, and compaction and transactions aborts are covered by the simulator and the
+//! real-broker tests.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use connect_state_kafka::{KafkaSettings, KafkaTransport};
+use connect_state_store::{
+    ProduceMode, Store, StoreSettings, TopicRole, Transport, TransportError,
+};
+use engine::config::write;
+use engine::config::ConfigLog;
+use engine::offsets::{default_partition, OffsetLog};
+use engine::status::StatusLog;
+use engine::ProducerRecord;
+use rdkafka::mocking::MockCluster;
+use rdkafka::types::{RDKafkaApiKey, RDKafkaRespErr};
+
+fn transport(
+    mock: &MockCluster<'_, rdkafka::producer::DefaultProducerContext>,
+    transactional: bool,
+) -> Arc<KafkaTransport> {
+    let mut settings = KafkaSettings::new(mock.bootstrap_servers());
+    settings.request_timeout = Duration::from_secs(10);
+    if transactional {
+        settings.transactional_id = Some("connect-cluster-test".into());
+    }
+    Arc::new(KafkaTransport::new(settings).expect("clients are created"))
+}
+
+fn record(key: &str, value: Option<&str>) -> ProducerRecord {
+    ProducerRecord {
+        key: key.as_bytes().to_vec(),
+        value: value.map(|v| v.as_bytes().to_vec()),
+        partition: None,
+    }
+}
+
+/// A store over an existing mock topic (the mock cannot describe configs, so `start` is replaced
+/// by its two steps).
+async fn caught_up<M: engine::TopicMachine + Default>(
+    transport: Arc<KafkaTransport>,
+    topic: &str,
+    role: TopicRole,
+) -> Store<M, KafkaTransport> {
+    let mut store = Store::new(StoreSettings::new(topic, role), transport, M::default());
+    store.read_to_end().await.expect("read to end");
+    store.machine_mut().mark_caught_up();
+    store
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_writes_read_back_with_tombstones() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("configs", 1, 1).unwrap();
+    let transport = transport(&mock, false);
+    let mut writer = caught_up::<ConfigLog>(transport.clone(), "configs", TopicRole::Config).await;
+    writer
+        .execute(
+            &write::put_connector_config("c", [("k", Some("v"))], None),
+            false,
+        )
+        .await
+        .unwrap();
+    writer
+        .execute(
+            &write::put_task_configs("c", [vec![("t", Some("0"))], vec![("t", Some("1"))]]),
+            false,
+        )
+        .await
+        .unwrap();
+    writer
+        .execute(&write::remove_connector_config("gone"), false)
+        .await
+        .unwrap();
+    let events = writer
+        .execute(&write::put_connector_config("gone", [], None), false)
+        .await
+        .unwrap();
+    assert_eq!(events.len(), 1);
+    writer
+        .execute(&write::remove_connector_config("gone"), false)
+        .await
+        .unwrap();
+
+    let reader = caught_up::<ConfigLog>(transport, "configs", TopicRole::Config).await;
+    let snapshot = reader.machine().snapshot();
+    assert_eq!(snapshot, writer.machine().snapshot());
+    assert_eq!(snapshot.tasks("c").len(), 2);
+    assert!(!snapshot.contains("gone"));
+    assert_eq!(
+        snapshot.offset(),
+        9,
+        "every record, tombstones included, was read"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_and_multi_partition_topics() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("empty", 3, 1).unwrap();
+    mock.create_topic("offsets", 25, 1).unwrap();
+    let transport = transport(&mock, false);
+    let empty = caught_up::<StatusLog>(transport.clone(), "empty", TopicRole::Status).await;
+    assert_eq!(empty.machine().snapshot().connectors().count(), 0);
+
+    let records: Vec<ProducerRecord> = (0..40)
+        .map(|i| {
+            record(
+                &format!(r#"["src",{{"file":"f{i}"}}]"#),
+                Some(r#"{"pos":1}"#),
+            )
+        })
+        .collect();
+    let placed = transport
+        .produce("offsets", &records, ProduceMode::Plain)
+        .await
+        .unwrap();
+    for (r, (partition, _)) in records.iter().zip(&placed) {
+        assert_eq!(
+            Some(*partition),
+            default_partition(&r.key, 25),
+            "Java's murmur2 placement"
+        );
+    }
+    let tombstone = record(r#"["src",{"file":"f3"}]"#, None);
+    transport
+        .produce("offsets", &[tombstone], ProduceMode::Plain)
+        .await
+        .unwrap();
+    let reader = caught_up::<OffsetLog>(transport, "offsets", TopicRole::Offsets).await;
+    assert_eq!(reader.machine().snapshot().len(), 39);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transactional_leader_writes() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("configs", 1, 1).unwrap();
+    let transport = transport(&mock, true);
+    let mut leader = caught_up::<ConfigLog>(transport.clone(), "configs", TopicRole::Config).await;
+    leader
+        .execute(
+            &write::put_connector_config("c", [("k", Some("v"))], None),
+            true,
+        )
+        .await
+        .unwrap();
+    leader
+        .execute(
+            &write::put_task_configs("c", [vec![("t", Some("0"))]]),
+            true,
+        )
+        .await
+        .unwrap();
+    let reader = caught_up::<ConfigLog>(transport, "configs", TopicRole::Config).await;
+    let snapshot = reader.machine().snapshot();
+    assert_eq!(snapshot.tasks("c").len(), 1);
+    // Transaction markers take offsets: the reader's position moved past them.
+    assert!(snapshot.offset() >= 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broker_outage_mid_read_ends_in_success_after_recovery() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("status", 5, 1).unwrap();
+    let transport = transport(&mock, false);
+    let records: Vec<ProducerRecord> = (0..200)
+        .map(|i| {
+            record(
+                &format!("status-connector-c{i}"),
+                Some(r#"{"state":"RUNNING","trace":null,"worker_id":"w:8083","generation":1}"#),
+            )
+        })
+        .collect();
+    transport
+        .produce("status", &records, ProduceMode::Plain)
+        .await
+        .unwrap();
+    let mut store = Store::new(
+        StoreSettings::new("status", TopicRole::Status),
+        transport,
+        StatusLog::new(),
+    );
+    mock.broker_down(1).unwrap();
+    let up = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        mock.broker_up(1).unwrap();
+    };
+    let (read, ()) = tokio::join!(store.read_to_end(), up);
+    read.unwrap();
+    assert_eq!(store.machine().snapshot().connectors().count(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn injected_produce_errors_are_typed_with_context() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("configs", 1, 1).unwrap();
+    let transport = transport(&mock, false);
+    mock.request_errors(
+        RDKafkaApiKey::Produce,
+        &[RDKafkaRespErr::RD_KAFKA_RESP_ERR_INVALID_RECORD],
+    );
+    let error = transport
+        .produce(
+            "configs",
+            &[record("connector-c", Some("{}"))],
+            ProduceMode::Plain,
+        )
+        .await
+        .unwrap_err();
+    match error {
+        TransportError::ProduceFailed {
+            topic,
+            written,
+            total,
+            ..
+        } => {
+            assert_eq!((topic.as_str(), written, total), ("configs", 0, 1));
+        }
+        other => panic!("expected a produce failure, got {other}"),
+    }
+    // Once the broker stops failing, produces go through again.
+    mock.clear_request_errors(RDKafkaApiKey::Produce);
+    transport
+        .produce(
+            "configs",
+            &[record("connector-c", Some("{}"))],
+            ProduceMode::Plain,
+        )
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_topics_are_clear_errors() {
+    let mock = MockCluster::new(1).unwrap();
+    let transport = transport(&mock, false);
+    assert_eq!(transport.describe_topic("nope").await.unwrap(), None);
+    assert!(matches!(
+        transport.end_offsets("nope").await,
+        Err(TransportError::UnknownTopic { .. })
+    ));
+}
