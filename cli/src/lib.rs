@@ -6,6 +6,7 @@
 pub mod kcat;
 pub mod replay;
 mod table;
+pub mod view;
 
 use std::fs::File;
 use std::io::{self, BufReader, Write};
