@@ -3,6 +3,7 @@
 //! The binary is a thin `main` over [`run`]; the dump reader ([`kcat`]) and the replay logic
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
+pub mod inspect;
 pub mod kcat;
 pub mod replay;
 mod table;
@@ -49,6 +50,43 @@ pub enum Command {
         skip_bad_lines: bool,
         /// The dump file (`-` for standard input).
         file: PathBuf,
+    },
+    /// Read a live cluster's internal topics to their end and print what `replay` prints.
+    #[command(after_help = "Examples:\n  \
+        connect-state inspect --bootstrap-servers localhost:9092 --config-topic connect-configs\n  \
+        connect-state inspect --bootstrap-servers broker:9093 --config-topic connect-configs \\\n      \
+        --status-topic connect-status --offsets-topic connect-offsets --format json \\\n      \
+        -X security.protocol=SASL_SSL -X sasl.mechanism=PLAIN -X sasl.username=u -X sasl.password=...")]
+    Inspect {
+        /// The cluster's `bootstrap.servers`.
+        #[arg(long, value_name = "HOST:PORT")]
+        bootstrap_servers: String,
+        /// The config topic (`config.storage.topic`).
+        #[arg(long, value_name = "TOPIC")]
+        config_topic: Option<String>,
+        /// The status topic (`status.storage.topic`).
+        #[arg(long, value_name = "TOPIC")]
+        status_topic: Option<String>,
+        /// The offsets topic (`offset.storage.topic`).
+        #[arg(long, value_name = "TOPIC")]
+        offsets_topic: Option<String>,
+        /// Create missing topics as Connect would (compacted; 1, 5 and 25 partitions).
+        #[arg(long)]
+        create_topics: bool,
+        /// Read with `isolation.level=read_committed` (as workers with exactly-once source
+        /// support enabled do).
+        #[arg(long)]
+        read_committed: bool,
+        /// Most seconds one broker call may take.
+        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        timeout: u64,
+        /// Output format: a readable table, or `{"config": .., "status": .., "offsets": ..}`.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// A librdkafka property (repeatable), e.g. `-X security.protocol=SSL`. Secrets are
+        /// never printed.
+        #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = inspect::parse_property)]
+        property: Vec<(String, String)>,
     },
 }
 
@@ -119,6 +157,33 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 &mut out,
                 &mut stderr.lock(),
             )?;
+            out.flush()?;
+        }
+        Command::Inspect {
+            bootstrap_servers,
+            config_topic,
+            status_topic,
+            offsets_topic,
+            create_topics,
+            read_committed,
+            timeout,
+            format,
+            property,
+        } => {
+            let mut kafka = connect_state_kafka::KafkaSettings::new(bootstrap_servers);
+            kafka.properties.extend(property);
+            kafka.read_committed = read_committed;
+            kafka.request_timeout = std::time::Duration::from_secs(timeout.max(1));
+            let args = inspect::InspectArgs {
+                kafka,
+                config_topic,
+                status_topic,
+                offsets_topic,
+                create_topics,
+                format,
+            };
+            let mut out = stdout.lock();
+            inspect::run(args, &mut out)?;
             out.flush()?;
         }
     }

@@ -164,3 +164,58 @@ fn example_dump_replays() {
     let stdout = text(&output.stdout);
     assert!(stdout.contains("inventory-sink"), "{stdout}");
 }
+
+#[test]
+fn inspect_needs_a_topic_and_valid_properties() {
+    let output = connect_state(&["inspect", "--bootstrap-servers", "127.0.0.1:1"], "");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "error: give at least one of --config-topic, --status-topic, --offsets-topic\n"
+    );
+    let output = connect_state(
+        &[
+            "inspect",
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--config-topic",
+            "c",
+            "-X",
+            "novalue",
+        ],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        text(&output.stderr).contains("expected KEY=VALUE"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn inspect_of_an_unreachable_cluster_fails_clearly_without_leaking_secrets() {
+    let output = connect_state(
+        &[
+            "inspect",
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--config-topic",
+            "connect-configs",
+            "--timeout",
+            "2",
+            "-X",
+            "sasl.password=hunter2",
+            "-X",
+            "sasl.username=someone",
+        ],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.starts_with("error: reading topic 'connect-configs': "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2") && !text(&output.stdout).contains("hunter2"));
+}

@@ -200,6 +200,11 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         &mut self.machine
     }
 
+    /// Gives the machine back (e.g. after a one-off read), ending the store.
+    pub fn into_machine(self) -> M {
+        self.machine
+    }
+
     /// The settings.
     pub fn settings(&self) -> &StoreSettings {
         &self.settings
