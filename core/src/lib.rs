@@ -67,6 +67,7 @@ pub mod machine;
 pub mod offsets;
 mod position;
 mod record;
+pub mod skips;
 pub mod status;
 mod sync;
 

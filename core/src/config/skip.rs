@@ -1,6 +1,5 @@
 //! Why a config-topic record was skipped, and what Java does with the same record.
 
-use alloc::collections::BTreeMap;
 use core::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -140,27 +139,5 @@ impl SkipKind {
     }
 }
 
-/// How many records were skipped, per reason.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkipCounts(BTreeMap<SkipKind, u64>);
-
-impl SkipCounts {
-    pub(crate) fn count(&mut self, kind: SkipKind) {
-        *self.0.entry(kind).or_insert(0) += 1;
-    }
-
-    /// The number of records skipped for `kind`.
-    pub fn get(&self, kind: SkipKind) -> u64 {
-        self.0.get(&kind).copied().unwrap_or(0)
-    }
-
-    /// All records skipped.
-    pub fn total(&self) -> u64 {
-        self.0.values().sum()
-    }
-
-    /// The non-zero counters, in a stable order.
-    pub fn iter(&self) -> impl Iterator<Item = (SkipKind, u64)> + '_ {
-        self.0.iter().map(|(k, v)| (*k, *v))
-    }
-}
+/// The config topic's skip counters.
+pub type SkipCounts = crate::skips::SkipCounts<SkipKind>;

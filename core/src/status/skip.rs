@@ -1,6 +1,5 @@
 //! Why a status-topic record was skipped, and what Java does with the same record.
 
-use alloc::collections::BTreeMap;
 use core::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -141,28 +140,5 @@ impl StatusSkipKind {
     }
 }
 
-/// How many status records were skipped, per reason.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StatusSkipCounts(BTreeMap<StatusSkipKind, u64>);
-
-impl StatusSkipCounts {
-    pub(crate) fn count(&mut self, kind: StatusSkipKind) {
-        let n = self.0.entry(kind).or_insert(0);
-        *n = n.saturating_add(1);
-    }
-
-    /// The number of records skipped for `kind`.
-    pub fn get(&self, kind: StatusSkipKind) -> u64 {
-        self.0.get(&kind).copied().unwrap_or(0)
-    }
-
-    /// All records skipped.
-    pub fn total(&self) -> u64 {
-        self.0.values().fold(0, |sum, n| sum.saturating_add(*n))
-    }
-
-    /// The non-zero counters, in a stable order.
-    pub fn iter(&self) -> impl Iterator<Item = (StatusSkipKind, u64)> + '_ {
-        self.0.iter().map(|(k, v)| (*k, *v))
-    }
-}
+/// The status topic's skip counters.
+pub type StatusSkipCounts = crate::skips::SkipCounts<StatusSkipKind>;

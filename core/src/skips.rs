@@ -1,0 +1,42 @@
+//! Per-reason counters of skipped records, shared by the topic machines.
+
+use alloc::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// How many records were skipped, per reason `K` (a machine's skip-kind enum).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(bound(
+    serialize = "K: Serialize + Ord",
+    deserialize = "K: Deserialize<'de> + Ord"
+))]
+pub struct SkipCounts<K>(BTreeMap<K, u64>);
+
+impl<K> Default for SkipCounts<K> {
+    fn default() -> Self {
+        Self(BTreeMap::new())
+    }
+}
+
+impl<K: Ord + Copy> SkipCounts<K> {
+    /// Counts one skip.
+    pub(crate) fn count(&mut self, kind: K) {
+        let n = self.0.entry(kind).or_insert(0);
+        *n = n.saturating_add(1);
+    }
+
+    /// The number of records skipped for `kind`.
+    pub fn get(&self, kind: K) -> u64 {
+        self.0.get(&kind).copied().unwrap_or(0)
+    }
+
+    /// All records skipped.
+    pub fn total(&self) -> u64 {
+        self.0.values().fold(0, |sum, n| sum.saturating_add(*n))
+    }
+
+    /// The non-zero counters, in a stable order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, u64)> + '_ {
+        self.0.iter().map(|(k, v)| (*k, *v))
+    }
+}
