@@ -219,3 +219,104 @@ fn inspect_of_an_unreachable_cluster_fails_clearly_without_leaking_secrets() {
     );
     assert!(!stderr.contains("hunter2") && !text(&output.stdout).contains("hunter2"));
 }
+
+/// `inspect` end to end against a real broker (see `.ci/run`, which starts one):
+/// `CONNECT_STATE_TEST_BROKER=127.0.0.1:19092 cargo test -p connect-state-cli -- --ignored`.
+#[test]
+#[ignore = "needs a real broker: set CONNECT_STATE_TEST_BROKER (see .ci/run)"]
+fn inspect_end_to_end_against_a_real_broker() {
+    use std::sync::Arc;
+
+    use connect_state_kafka::{KafkaSettings, KafkaTransport};
+    use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
+    use engine::config::{write, ConfigLog, SnapshotJson};
+
+    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let (config, status, offsets) = (
+        format!("cfg-{nanos}"),
+        format!("st-{nanos}"),
+        format!("off-{nanos}"),
+    );
+    let inspect = |extra: &[&str]| {
+        let mut args = vec![
+            "inspect",
+            "--bootstrap-servers",
+            &broker,
+            "--config-topic",
+            &config,
+            "--status-topic",
+            &status,
+            "--offsets-topic",
+            &offsets,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        connect_state(&args, "")
+    };
+    let missing = inspect(&[]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("pass --create-topics"),
+        "{}",
+        text(&missing.stderr)
+    );
+    let created = inspect(&["--create-topics"]);
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    let empty: serde_json::Value = serde_json::from_slice(&created.stdout).unwrap();
+    assert_eq!(empty["config"]["connectors"], serde_json::json!([]));
+    assert_eq!(empty["status"]["connectors"], serde_json::json!({}));
+    assert_eq!(empty["offsets"]["entries"], serde_json::json!([]));
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let expected = runtime.block_on(async {
+        let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
+        let mut writer = ConfigStore::new(
+            StoreSettings::new(&config, TopicRole::Config),
+            transport,
+            ConfigLog::new(),
+        );
+        writer.start().await.unwrap();
+        writer
+            .execute(
+                &write::put_connector_config("orders", [("tasks.max", Some("1"))], None),
+                false,
+            )
+            .await
+            .unwrap();
+        writer
+            .execute(
+                &write::put_task_configs("orders", [vec![("t", Some("0"))]]),
+                false,
+            )
+            .await
+            .unwrap();
+        serde_json::to_value(SnapshotJson(&writer.machine().snapshot())).unwrap()
+    });
+    let read = inspect(&[]);
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(doc["config"], expected);
+    let table = connect_state(
+        &[
+            "inspect",
+            "--bootstrap-servers",
+            &broker,
+            "--config-topic",
+            &config,
+        ],
+        "",
+    );
+    assert!(
+        text(&table.stdout).contains("orders"),
+        "{}",
+        text(&table.stdout)
+    );
+}
