@@ -107,6 +107,18 @@ pub enum TransportError {
         /// The topic.
         topic: String,
     },
+    /// Reading a partition failed (after the transport's own retries).
+    #[error("fetching {topic} partition {partition} from offset {offset} failed: {reason}")]
+    Fetch {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// The offset the fetch started at.
+        offset: i64,
+        /// What went wrong.
+        reason: String,
+    },
     /// The broker could not be reached or answered with an error.
     #[error("broker error on {topic}: {reason}")]
     Broker {

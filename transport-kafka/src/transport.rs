@@ -433,7 +433,12 @@ fn fetch_blocking(
         }
     }
     if let (Some(e), true) = (last_error, records.is_empty() && next == from) {
-        return Err(broker(topic, e));
+        return Err(TransportError::Fetch {
+            topic: topic.to_string(),
+            partition,
+            offset: from,
+            reason: e.to_string(),
+        });
     }
     Ok(FetchedBatch {
         records,

@@ -243,3 +243,53 @@ async fn unknown_topics_are_clear_errors() {
         Err(TransportError::UnknownTopic { .. })
     ));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_broker_outage_mid_write_ends_in_success_after_recovery() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("configs", 1, 1).unwrap();
+    let transport = transport(&mock, false);
+    let mut writer = caught_up::<ConfigLog>(transport.clone(), "configs", TopicRole::Config).await;
+    mock.broker_down(1).unwrap();
+    let up = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        mock.broker_up(1).unwrap();
+    };
+    let plan = write::put_connector_config("c", [("k", Some("v"))], None);
+    let (written, ()) = tokio::join!(writer.execute(&plan, false), up);
+    assert_eq!(
+        written.unwrap().len(),
+        1,
+        "the config was written and read back once"
+    );
+    let reader = caught_up::<ConfigLog>(transport, "configs", TopicRole::Config).await;
+    assert_eq!(
+        reader.machine().snapshot().offset(),
+        1,
+        "no duplicate, no partial write"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_longer_than_the_timeout_is_a_clear_error() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("configs", 1, 1).unwrap();
+    let mut settings = KafkaSettings::new(mock.bootstrap_servers());
+    settings.request_timeout = Duration::from_secs(2);
+    let transport = Arc::new(KafkaTransport::new(settings).unwrap());
+    transport
+        .produce(
+            "configs",
+            &[record("connector-c", Some(r#"{"properties":{}}"#))],
+            ProduceMode::Plain,
+        )
+        .await
+        .unwrap();
+    mock.broker_down(1).unwrap();
+    let error = transport.fetch("configs", 0, 0, 10).await.unwrap_err();
+    assert!(
+        matches!(&error, TransportError::Fetch { topic, partition: 0, offset: 0, .. } if topic == "configs"),
+        "{error}"
+    );
+    mock.broker_up(1).unwrap();
+}
