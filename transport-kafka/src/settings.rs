@@ -37,6 +37,16 @@ impl KafkaSettings {
         }
     }
 
+    /// Java's settings for a worker with `exactly.once.source.support=enabled` in the Connect
+    /// cluster `group_id`: reads are `read_committed`, and the leader's fenced writes use the
+    /// transactional id `connect-cluster-<group.id>`.
+    #[must_use]
+    pub fn with_exactly_once(mut self, group_id: &str) -> Self {
+        self.read_committed = true;
+        self.transactional_id = Some(format!("connect-cluster-{group_id}"));
+        self
+    }
+
     /// Adds a librdkafka property.
     #[must_use]
     pub fn with_property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
@@ -100,6 +110,13 @@ impl fmt::Debug for KafkaSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exactly_once_follows_javas_rules() {
+        let settings = KafkaSettings::new("b:9092").with_exactly_once("connect-prod");
+        assert!(settings.read_committed);
+        assert_eq!(settings.transactional_id.as_deref(), Some("connect-cluster-connect-prod"));
+    }
 
     #[test]
     fn secrets_never_show_in_debug_output() {
