@@ -61,6 +61,9 @@ extern crate std;
 
 pub mod checkpoint;
 pub mod config;
+#[cfg(any(fuzzing, test, feature = "__fuzzing"))]
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod java;
 pub mod json;
 pub mod machine;

@@ -115,7 +115,10 @@ mod tests {
     fn exactly_once_follows_javas_rules() {
         let settings = KafkaSettings::new("b:9092").with_exactly_once("connect-prod");
         assert!(settings.read_committed);
-        assert_eq!(settings.transactional_id.as_deref(), Some("connect-cluster-connect-prod"));
+        assert_eq!(
+            settings.transactional_id.as_deref(),
+            Some("connect-cluster-connect-prod")
+        );
     }
 
     #[test]

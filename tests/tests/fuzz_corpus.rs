@@ -1,0 +1,62 @@
+//! The committed fuzz corpora (`fuzz/corpus/<target>/seed-*`) and crash reproducers
+//! (`fuzz/regressions/<target>/*`) replayed as ordinary tests through the same entry points the
+//! fuzz targets call.
+
+use std::path::Path;
+
+fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+    // Seeds from the corpus directory (the fuzzer adds its own files there, not committed), and
+    // every reproducer from the regressions directory.
+    let sources = [
+        (root.join("corpus").join(target), true),
+        (root.join("regressions").join(target), false),
+    ];
+    let mut files = Vec::new();
+    for (dir, seeds_only) in sources {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !seeds_only || name.starts_with("seed-") {
+                files.push((name, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn record_corpora_keep_every_invariant() {
+    let mut count = 0;
+    for (target, run) in [
+        (
+            "config_records",
+            engine::fuzzing::config_records as fn(&[u8]),
+        ),
+        ("status_records", engine::fuzzing::status_records),
+        ("offsets_records", engine::fuzzing::offsets_records),
+        ("checkpoint", engine::fuzzing::checkpoint_bytes),
+    ] {
+        for (_, data) in inputs(target) {
+            run(&data);
+            count += 1;
+        }
+    }
+    assert!(count >= 13, "the seed corpora are missing ({count} inputs)");
+}
+
+#[test]
+fn kcat_corpus_parses_or_fails_cleanly() {
+    let seeds = inputs("kcat_lines");
+    assert!(!seeds.is_empty());
+    for (name, data) in seeds {
+        let dump = connect_state_cli::kcat::read_dump(data.as_slice(), false);
+        if name.starts_with("seed-") {
+            assert!(dump.is_ok(), "{name}: {:?}", dump.err());
+        }
+    }
+}
