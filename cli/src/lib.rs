@@ -3,6 +3,7 @@
 //! The binary is a thin `main` over [`run`]; the dump reader ([`kcat`]) and the replay logic
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
+#[cfg(feature = "kafka")]
 pub mod inspect;
 pub mod kcat;
 pub mod replay;
@@ -52,6 +53,7 @@ pub enum Command {
         file: PathBuf,
     },
     /// Read a live cluster's internal topics to their end and print what `replay` prints.
+    #[cfg(feature = "kafka")]
     #[command(after_help = "Examples:\n  \
         connect-state inspect --bootstrap-servers localhost:9092 --config-topic connect-configs\n  \
         connect-state inspect --bootstrap-servers broker:9093 --config-topic connect-configs \\\n      \
@@ -159,6 +161,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             )?;
             out.flush()?;
         }
+        #[cfg(feature = "kafka")]
         Command::Inspect {
             bootstrap_servers,
             config_topic,
