@@ -155,6 +155,11 @@ pub(crate) fn encode<T: Serialize>(
     let payload = bincode::serde::encode_to_vec(state, bincode::config::standard())
         // The states are maps, strings, integers and enums: bincode has no failure mode for them.
         .expect("in-memory machine state always encodes");
+    frame(kind, taken_at_ms, &payload)
+}
+
+/// Wraps payload bytes in a valid header (also used by the fuzz targets to reach the decoder).
+pub(crate) fn frame(kind: TopicKind, taken_at_ms: Option<i64>, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -162,8 +167,8 @@ pub(crate) fn encode<T: Serialize>(
     let taken_at = taken_at_ms.unwrap_or(UNKNOWN_TIME).to_le_bytes();
     out.extend_from_slice(&taken_at);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&checksum(&taken_at, &payload).to_le_bytes());
-    out.extend_from_slice(&payload);
+    out.extend_from_slice(&checksum(&taken_at, payload).to_le_bytes());
+    out.extend_from_slice(payload);
     out
 }
 
