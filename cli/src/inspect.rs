@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::sync::Arc;
-use std::time::Duration;
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
 use connect_state_store::{Store, StoreError, StoreSettings, TopicRole};
@@ -107,6 +106,3 @@ async fn read<M: View>(
     })?;
     Ok(store.into_machine())
 }
-
-/// The default time one broker call may take.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
