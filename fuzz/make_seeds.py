@@ -42,3 +42,13 @@ for vector_path in vectors:
     d.mkdir(parents=True, exist_ok=True)
     (d / name).write_text(lines)
 print("seeds written")
+
+# The structured targets decode any bytes (through `arbitrary`); their seeds are fixed
+# pseudo-random inputs long enough to decode to a full run or log.
+import random
+
+for target, size in [("simulator", 160), ("differential", 400)]:
+    d = root / "corpus" / target
+    d.mkdir(parents=True, exist_ok=True)
+    for n in range(1, 5):
+        (d / f"seed-random-{n}").write_bytes(random.Random(f"{target}-{n}").randbytes(size))

@@ -11,7 +11,10 @@
 //! Records use kcat's `-J` member names (`offset`, `key`, `payload`, optional `partition`), so the
 //! same vector feeds the library directly and the CLI through a dump file.
 
+pub mod fuzzing;
+pub mod model;
 pub mod reference;
+pub mod simulation;
 
 use std::path::{Path, PathBuf};
 
@@ -271,6 +274,17 @@ pub mod ops {
                 | Self::TaskCount { connector, .. } => *connector,
             };
             CONNECTORS[i % CONNECTORS.len()]
+        }
+
+        /// The operation with its batch (task writes) or version (connector writes) tag set to
+        /// `tag`; other operations are returned unchanged.
+        pub fn tagged(mut self, tag: u32) -> Self {
+            match &mut self {
+                Self::PutTasks { batch, .. } => *batch = tag,
+                Self::PutConnector { version, .. } => *version = tag,
+                _ => {}
+            }
+            self
         }
 
         /// The operation's write plan.

@@ -60,3 +60,36 @@ fn kcat_corpus_parses_or_fails_cleanly() {
         }
     }
 }
+
+#[test]
+fn structured_corpora_keep_every_property() {
+    for (target, run) in [
+        (
+            "simulator",
+            connect_state_tests::fuzzing::simulator as fn(&[u8]),
+        ),
+        ("differential", connect_state_tests::fuzzing::differential),
+    ] {
+        let seeds = inputs(target);
+        assert!(seeds.len() >= 3, "{target}: the seed corpus is missing");
+        for (_, data) in seeds {
+            run(&data);
+        }
+    }
+}
+
+#[test]
+fn structured_seeds_decode_to_real_work() {
+    for (name, data) in inputs("simulator") {
+        let run = connect_state_tests::fuzzing::decode_run(&data).unwrap();
+        assert!(
+            run.ops.len() >= 4,
+            "{name} decodes to {} ops",
+            run.ops.len()
+        );
+    }
+    for (name, data) in inputs("differential") {
+        let (log, _) = connect_state_tests::fuzzing::decode_log(&data).unwrap();
+        assert!(log.len() >= 8, "{name} decodes to {} records", log.len());
+    }
+}

@@ -5,91 +5,19 @@
 //! Case count: `PROPTEST_CASES` (proptest's default of 256 when unset). A soak run:
 //! `PROPTEST_CASES=20000 cargo test -p connect-state-tests --release --test model`.
 
-use std::collections::BTreeMap;
-
+use connect_state_tests::model::{
+    compact, contract_without_session_key, record, reference, replay, tag, write_log,
+};
 use connect_state_tests::ops::{op, Op};
-use connect_state_tests::reference::RefConfig;
-use engine::config::{ConfigLog, SnapshotJson};
+use engine::config::ConfigLog;
 use engine::json::JsonValue;
-use engine::Record;
 use proptest::prelude::*;
-
-/// A log record: offset, key, value.
-type LogRecord = (i64, Vec<u8>, Option<Vec<u8>>);
-
-/// The log the operations write, each op cut after `crash[i]` records when given (the writer
-/// died there; the next operation is a new leader's).
-fn write_log(ops: &[(Op, Option<usize>)]) -> Vec<LogRecord> {
-    let mut log = Vec::new();
-    for (op, crash) in ops {
-        let records = op.records();
-        let keep = crash.map_or(records.len(), |k| k.min(records.len()));
-        for r in records.into_iter().take(keep) {
-            log.push((log.len() as i64, r.key, r.value));
-        }
-    }
-    log
-}
-
-/// Naive compaction up to `horizon`: a record below the horizon goes when a later record with
-/// the same key exists below the horizon. Offsets are kept.
-fn compact(log: &[LogRecord], horizon: i64) -> Vec<LogRecord> {
-    let mut last_below: BTreeMap<&[u8], i64> = BTreeMap::new();
-    for (offset, key, _) in log.iter().filter(|(o, _, _)| *o < horizon) {
-        last_below.insert(key, *offset);
-    }
-    log.iter()
-        .filter(|(offset, key, _)| {
-            *offset >= horizon || last_below.get(key.as_slice()) == Some(offset)
-        })
-        .cloned()
-        .collect()
-}
-
-fn record(r: &LogRecord) -> Record<'_> {
-    Record::new(&r.1, r.2.as_deref(), r.0)
-}
-
-fn replay(log: &[LogRecord]) -> ConfigLog {
-    let mut machine = ConfigLog::new();
-    for r in log {
-        machine.handle_record(record(r)).unwrap();
-    }
-    machine
-}
-
-fn contract_without_session_key(machine: &ConfigLog) -> serde_json::Value {
-    let mut value = serde_json::to_value(SnapshotJson(&machine.snapshot())).unwrap();
-    value.as_object_mut().unwrap().remove("session_key");
-    value
-}
-
-fn reference(log: &[LogRecord]) -> RefConfig {
-    let mut model = RefConfig::default();
-    for (offset, key, value) in log {
-        let value = value.as_ref().map(|v| std::str::from_utf8(v).unwrap());
-        model.apply(std::str::from_utf8(key).unwrap(), value, *offset);
-    }
-    model
-}
 
 fn scenario() -> impl Strategy<Value = (Vec<(Op, Option<usize>)>, f64)> {
     (
         prop::collection::vec((op(), prop::option::weighted(0.2, 0usize..8)), 0..40),
         0.0f64..=1.0,
     )
-}
-
-/// Makes batch and version tags unique by position, so "one batch" is checkable.
-fn tag(mut ops: Vec<(Op, Option<usize>)>) -> Vec<(Op, Option<usize>)> {
-    for (i, (op, _)) in ops.iter_mut().enumerate() {
-        match op {
-            Op::PutTasks { batch, .. } => *batch = i as u32,
-            Op::PutConnector { version, .. } => *version = i as u32,
-            _ => {}
-        }
-    }
-    ops
 }
 
 fn batch_of(config: &engine::config::Properties) -> Option<&str> {

@@ -5,41 +5,18 @@
 //!
 //! Case count: `PROPTEST_CASES` (default 256). Soak: see the README.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use connect_state_memory::{
-    FetchFault, Isolation, MemoryCluster, MemoryTransport, ProduceFault, TopicConfig,
-};
+use connect_state_memory::{Isolation, MemoryTransport, ProduceFault, TopicConfig};
 use connect_state_store::{ConfigStore, StoreError, StoreSettings, TopicRole};
-use connect_state_tests::ops::{op, Op};
+use connect_state_tests::ops::op;
+use connect_state_tests::simulation::{
+    batches, check_properties, cluster, execute, json, runtime, store, with_cluster, Run, TOPIC,
+};
 use engine::checkpoint::{check_fresh, CheckpointError};
 use engine::config::write::{self, put_task_configs};
-use engine::config::{ConfigLog, ConfigSnapshot, SnapshotJson, TaskId};
-use engine::json::JsonValue;
+use engine::config::{ConfigLog, TaskId};
 use proptest::prelude::*;
-
-const TOPIC: &str = "connect-configs";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("a current-thread runtime")
-}
-
-fn cluster(seed: u64, config: TopicConfig) -> Arc<Mutex<MemoryCluster>> {
-    let mut cluster = MemoryCluster::new(seed);
-    cluster.create_topic(TOPIC, config).expect("a new topic");
-    Arc::new(Mutex::new(cluster))
-}
-
-fn store(transport: MemoryTransport) -> ConfigStore<MemoryTransport> {
-    ConfigStore::new(
-        StoreSettings::new(TOPIC, TopicRole::Config),
-        Arc::new(transport),
-        ConfigLog::new(),
-    )
-}
 
 fn tasks(batch: &str, n: usize) -> write::WritePlan {
     let configs: Vec<Vec<(String, String)>> = (0..n)
@@ -56,28 +33,6 @@ fn tasks(batch: &str, n: usize) -> write::WritePlan {
             .iter()
             .map(|p| p.iter().map(|(k, v)| (k.as_str(), Some(v.as_str())))),
     )
-}
-
-fn batches(snapshot: &ConfigSnapshot, connector: &str) -> Vec<String> {
-    snapshot
-        .tasks(connector)
-        .iter()
-        .map(|id| {
-            snapshot
-                .task_config(id)
-                .and_then(|p| p.get("batch"))
-                .and_then(JsonValue::as_str)
-                .unwrap_or("?")
-                .to_string()
-        })
-        .collect()
-}
-
-fn with_cluster<R>(
-    cluster: &Arc<Mutex<MemoryCluster>>,
-    f: impl FnOnce(&mut MemoryCluster) -> R,
-) -> R {
-    f(&mut cluster.lock().expect("the cluster lock"))
 }
 
 #[test]
@@ -342,19 +297,6 @@ fn a_lagging_reader_overtaken_by_the_cleaner_can_apply_a_mixed_task_set() {
     });
 }
 
-/// One generated run: writer operations with crash points, where a late reader starts, how it
-/// fetches and how often cleaning runs.
-#[derive(Debug, Clone)]
-struct Run {
-    seed: u64,
-    ops: Vec<(Op, Option<usize>)>,
-    late_start: usize,
-    fetch_size: usize,
-    clean_probability: f64,
-    clean_after_op: Vec<bool>,
-    final_tasks: usize,
-}
-
 fn run_strategy() -> impl Strategy<Value = Run> {
     (
         any::<u64>(),
@@ -368,18 +310,7 @@ fn run_strategy() -> impl Strategy<Value = Run> {
         .prop_map(
             |(seed, ops, start, fetch_size, clean_probability, clean_after_op, final_tasks)| {
                 let late_start = (ops.len() as f64 * start) as usize;
-                let ops = ops
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (mut op, crash))| {
-                        match &mut op {
-                            Op::PutTasks { batch, .. } => *batch = i as u32,
-                            Op::PutConnector { version, .. } => *version = i as u32,
-                            _ => {}
-                        }
-                        (op, crash)
-                    })
-                    .collect();
+                let ops = connect_state_tests::model::tag(ops);
                 Run {
                     seed,
                     ops,
@@ -393,172 +324,18 @@ fn run_strategy() -> impl Strategy<Value = Run> {
         )
 }
 
-/// What a run leaves behind.
-struct Outcome {
-    tail: ConfigSnapshot,
-    late: ConfigSnapshot,
-    fresh: ConfigSnapshot,
-    restarted: ConfigSnapshot,
-    tail_events: usize,
-    offsets_monotonic: bool,
-}
-
-fn execute(run: &Run) -> Outcome {
-    runtime().block_on(async {
-        let cluster = cluster(run.seed, TopicConfig::compacted(1).with_segment_records(8));
-        let writer_transport = MemoryTransport::new(cluster.clone());
-        let mut writer = store(writer_transport);
-        writer.start().await.unwrap();
-        // The reader that never stops: it reads after every operation, before any cleaning.
-        let mut tail = store(MemoryTransport::new(cluster.clone()));
-        tail.start().await.unwrap();
-        let mut restarted: Option<ConfigStore<MemoryTransport>> = None;
-        let late_transport =
-            MemoryTransport::new(cluster.clone()).with_max_fetch_records(run.fetch_size);
-        late_transport.set_fetch_fault(Some(FetchFault::CleanRandomly {
-            probability: run.clean_probability,
-        }));
-        let mut late = store(late_transport);
-        let mut late_started = false;
-        let mut tail_events = 0;
-        let mut offsets_monotonic = true;
-        let mut last_late_offset = i64::MIN;
-        for (i, (op, crash)) in run.ops.iter().enumerate() {
-            if i == run.late_start {
-                late.start().await.unwrap();
-                late_started = true;
-                // A restart point: a checkpoint of the tail reader, restored and reading on.
-                let machine = ConfigLog::restore(&tail.machine().checkpoint()).unwrap();
-                let mut r = ConfigStore::new(
-                    StoreSettings::new(TOPIC, TopicRole::Config),
-                    Arc::new(MemoryTransport::new(cluster.clone())),
-                    machine,
-                );
-                r.start().await.unwrap();
-                restarted = Some(r);
-            }
-            if let Some(k) = crash {
-                // The leader dies after k records of this write; a new leader carries on.
-                let dying = MemoryTransport::new(cluster.clone());
-                dying.push_produce_fault(ProduceFault::CrashAfter(*k));
-                let mut dying_writer = store(dying);
-                dying_writer.start().await.unwrap();
-                let _ = dying_writer.execute(&op.plan(), false).await;
-            } else {
-                writer.execute(&op.plan(), false).await.unwrap();
-            }
-            tail_events += tail.read_to_end().await.unwrap().len();
-            if let Some(r) = restarted.as_mut() {
-                r.read_to_end().await.unwrap();
-            }
-            if late_started {
-                late.read_to_end().await.unwrap();
-                offsets_monotonic &= late.machine().offset() >= last_late_offset;
-                last_late_offset = late.machine().offset();
-            }
-            if run.clean_after_op.get(i).copied().unwrap_or(false) {
-                with_cluster(&cluster, |c| c.clean_all(TOPIC).unwrap());
-            }
-        }
-        // A final complete write for connector "a".
-        writer.read_to_end().await.unwrap();
-        writer
-            .execute(
-                &write::put_connector_config("a", [("name", Some("a"))], None),
-                false,
-            )
-            .await
-            .unwrap();
-        let configs: Vec<Vec<(String, String)>> = (0..run.final_tasks)
-            .map(|i| {
-                vec![
-                    ("batch".into(), "final".into()),
-                    ("task".into(), i.to_string()),
-                ]
-            })
-            .collect();
-        writer
-            .execute(
-                &put_task_configs(
-                    "a",
-                    configs
-                        .iter()
-                        .map(|p| p.iter().map(|(k, v)| (k.as_str(), Some(v.as_str())))),
-                ),
-                false,
-            )
-            .await
-            .unwrap();
-        tail_events += tail.read_to_end().await.unwrap().len();
-        if !late_started {
-            late.start().await.unwrap();
-        }
-        late.read_to_end().await.unwrap();
-        let restarted = match restarted {
-            Some(mut r) => {
-                r.read_to_end().await.unwrap();
-                r.machine().snapshot()
-            }
-            None => tail.machine().snapshot(),
-        };
-        with_cluster(&cluster, |c| {
-            c.roll_segment(TOPIC, 0).unwrap();
-            c.clean_all(TOPIC).unwrap();
-        });
-        let mut fresh =
-            store(MemoryTransport::new(cluster.clone()).with_max_fetch_records(run.fetch_size));
-        fresh.start().await.unwrap();
-        Outcome {
-            tail: tail.machine().snapshot(),
-            late: late.machine().snapshot(),
-            fresh: fresh.machine().snapshot(),
-            restarted,
-            tail_events,
-            offsets_monotonic,
-        }
-    })
-}
-
-fn json(snapshot: &ConfigSnapshot) -> serde_json::Value {
-    serde_json::to_value(SnapshotJson(snapshot)).unwrap()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(64), ..ProptestConfig::default() })]
 
     /// §4.1 no mixed task sets, §4.2 convergence, §4.3 compaction equivalence, §4.5 restart
-    /// equivalence, §4.6 offsets never go back, and no panic, for every reader of a run.
-    ///
-    /// "No mixed task sets" is checked for readers that the cleaner does not overtake (the tail,
-    /// the restarted and the fresh reader); a lagging reader whose unread records are cleaned
-    /// away can, with Java's algorithm, apply a mixed set — see
-    /// `a_lagging_reader_overtaken_by_the_cleaner_can_apply_a_mixed_task_set`.
+    /// equivalence, §4.6 offsets never go back, and no panic, for every reader of a run (see
+    /// `connect_state_tests::simulation::check_properties`).
     #[test]
     fn config_properties_through_the_simulator(run in run_strategy()) {
         let outcome = execute(&run);
-        prop_assert!(outcome.offsets_monotonic);
-        for snapshot in [&outcome.tail, &outcome.fresh, &outcome.restarted] {
-            for c in snapshot.connectors() {
-                if snapshot.is_inconsistent(c) {
-                    continue;
-                }
-                let b: std::collections::BTreeSet<String> = batches(snapshot, c).into_iter().collect();
-                prop_assert!(b.len() <= 1, "mixed task set for {c}: {b:?}");
-            }
+        if let Err(violation) = check_properties(&run, &outcome) {
+            prop_assert!(false, "{}", violation);
         }
-        for snapshot in [&outcome.tail, &outcome.late, &outcome.fresh, &outcome.restarted] {
-            prop_assert!(!snapshot.is_inconsistent("a"));
-            prop_assert_eq!(batches(snapshot, "a"), vec!["final".to_string(); run.final_tasks]);
-        }
-        // Compaction equivalence: the fresh reader of the cleaned log and the tail reader agree
-        // on connector configs, and on target states of existing connectors.
-        let (tail, fresh) = (&outcome.tail, &outcome.fresh);
-        prop_assert_eq!(tail.connectors().collect::<Vec<_>>(), fresh.connectors().collect::<Vec<_>>());
-        for c in tail.connectors() {
-            prop_assert_eq!(tail.connector_config(c), fresh.connector_config(c));
-            prop_assert_eq!(tail.target_state(c), fresh.target_state(c));
-        }
-        prop_assert_eq!(json(&outcome.restarted), json(&outcome.tail));
     }
 
     /// §4.4 determinism: the same run twice gives the same snapshots and the same events.
