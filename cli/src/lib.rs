@@ -129,8 +129,17 @@ pub enum CliError {
     Json(#[from] serde_json::Error),
 }
 
+/// How a command that ran to completion ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done; exit status 0.
+    Success,
+    /// Done, and problems were found (`doctor`); exit status 1.
+    Findings,
+}
+
 /// Runs a parsed command line.
-pub fn run(cli: Cli) -> Result<(), CliError> {
+pub fn run(cli: Cli) -> Result<Exit, CliError> {
     let stdout = io::stdout();
     let stderr = io::stderr();
     match cli.command {
@@ -190,5 +199,5 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             out.flush()?;
         }
     }
-    Ok(())
+    Ok(Exit::Success)
 }

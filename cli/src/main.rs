@@ -4,14 +4,15 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use connect_state_cli::{run, Cli};
+use connect_state_cli::{run, Cli, Exit};
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Exit::Success) => ExitCode::SUCCESS,
+        Ok(Exit::Findings) => ExitCode::from(1),
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "error: {e}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

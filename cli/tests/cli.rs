@@ -65,7 +65,7 @@ fn snapshot_only_without_events_flag() {
 fn malformed_line_fails_with_its_number() {
     let dump = "{\"offset\":0,\"key\":\"connector-a\",\"payload\":\"{\\\"properties\\\":{}}\"}\n{\"offset\":1}\n";
     let output = connect_state(&["replay", "--topic", "config", "-"], dump);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         text(&output.stderr),
         "error: line 2: missing `key` (use null for none)\n"
@@ -115,7 +115,7 @@ fn skipped_records_are_reported_on_stderr() {
 fn multi_partition_config_dump_is_refused() {
     let dump = "{\"offset\":0,\"partition\":1,\"key\":\"connector-a\",\"payload\":null}\n";
     let output = connect_state(&["replay", "--topic", "config", "-"], dump);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).contains("single partition"));
 }
 
@@ -143,7 +143,7 @@ fn missing_file_and_bad_arguments_are_clear() {
         &["replay", "--topic", "config", "/nonexistent/dump.jsonl"],
         "",
     );
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(text(&output.stderr).starts_with("error: cannot open /nonexistent/dump.jsonl"));
     let output = connect_state(&["replay", "--topic", "nope", "-"], "");
     assert_eq!(output.status.code(), Some(2));
@@ -168,7 +168,7 @@ fn example_dump_replays() {
 #[test]
 fn inspect_needs_a_topic_and_valid_properties() {
     let output = connect_state(&["inspect", "--bootstrap-servers", "127.0.0.1:1"], "");
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         text(&output.stderr),
         "error: give at least one of --config-topic, --status-topic, --offsets-topic\n"
@@ -211,7 +211,7 @@ fn inspect_of_an_unreachable_cluster_fails_clearly_without_leaking_secrets() {
         ],
         "",
     );
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     let stderr = text(&output.stderr);
     assert!(
         stderr.starts_with("error: reading topic 'connect-configs': "),
@@ -259,7 +259,7 @@ fn inspect_end_to_end_against_a_real_broker() {
         connect_state(&args, "")
     };
     let missing = inspect(&[]);
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(2));
     assert!(
         text(&missing.stderr).contains("pass --create-topics"),
         "{}",
