@@ -168,6 +168,24 @@ pub enum StoreError {
     },
 }
 
+/// Where a read stands after one fetched batch, for progress displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadProgress<'a> {
+    /// The topic.
+    pub topic: &'a str,
+    /// The partition the batch came from.
+    pub partition: i32,
+    /// The next offset to fetch in that partition.
+    pub position: i64,
+    /// The end offset the read is heading for in that partition.
+    pub end: i64,
+    /// Records in the batch.
+    pub records: usize,
+}
+
+/// Called after every fetched batch (see [`Store::set_progress`]).
+pub type ProgressObserver = Box<dyn FnMut(&ReadProgress<'_>) + Send>;
+
 /// One topic's store: the core machine `M` fed from transport `T`.
 pub struct Store<M, T: ?Sized> {
     settings: StoreSettings,
@@ -176,6 +194,7 @@ pub struct Store<M, T: ?Sized> {
     /// Next offset to fetch per partition; ahead of the machine's own positions when the broker
     /// skipped gaps (compaction, transaction markers).
     positions: BTreeMap<i32, i64>,
+    progress: Option<ProgressObserver>,
 }
 
 impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
@@ -186,7 +205,14 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
             transport,
             machine,
             positions: BTreeMap::new(),
+            progress: None,
         }
+    }
+
+    /// Reports every fetched batch of later reads to `observer` (a progress bar, a log line).
+    /// Replaces any observer set before.
+    pub fn set_progress(&mut self, observer: ProgressObserver) {
+        self.progress = Some(observer);
     }
 
     /// The machine, to take snapshots and diagnostics.
@@ -296,6 +322,15 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                     });
                 }
                 self.positions.insert(partition, next);
+                if let Some(observer) = self.progress.as_mut() {
+                    observer(&ReadProgress {
+                        topic: &self.settings.topic,
+                        partition,
+                        position: next,
+                        end,
+                        records: batch.records.len(),
+                    });
+                }
             }
             if !behind {
                 return Ok(events);

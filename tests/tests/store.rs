@@ -285,3 +285,59 @@ fn offsets_written_and_read_back_through_the_same_store_code() {
         assert_eq!(reader.machine().snapshot(), snapshot);
     });
 }
+
+#[test]
+fn progress_observer_sees_every_batch_up_to_the_end() {
+    runtime().block_on(async {
+        let cluster = memory();
+        let transport = Arc::new(MemoryTransport::new(cluster.clone()).with_max_fetch_records(3));
+        let mut writer = Store::new(
+            StoreSettings::new("off", TopicRole::Offsets),
+            transport.clone(),
+            OffsetLog::new(),
+        );
+        writer.start().await.unwrap();
+        let records: Vec<ProducerRecord> = (0..20)
+            .map(|i| ProducerRecord {
+                key: format!(r#"["src",{{"file":"{i}"}}]"#).into_bytes(),
+                value: Some(b"{\"pos\":1}".to_vec()),
+                partition: Some(i % 2),
+            })
+            .collect();
+        writer
+            .write(
+                &records,
+                ProduceMode::Plain,
+                false,
+                "Failed to write offsets",
+            )
+            .await
+            .unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = Store::new(
+            StoreSettings::new("off", TopicRole::Offsets),
+            transport,
+            OffsetLog::new(),
+        );
+        let sink = seen.clone();
+        reader.set_progress(Box::new(move |p| {
+            sink.lock().unwrap().push((
+                p.topic.to_string(),
+                p.partition,
+                p.position,
+                p.end,
+                p.records,
+            ));
+        }));
+        reader.start().await.unwrap();
+        let seen = seen.lock().unwrap();
+        let total: usize = seen.iter().map(|s| s.4).sum();
+        assert_eq!(total, 20);
+        for partition in [0, 1] {
+            let last = seen.iter().rev().find(|s| s.1 == partition).unwrap();
+            assert_eq!((last.0.as_str(), last.2), ("off", last.3), "{seen:?}");
+            assert_eq!(last.3, 10);
+        }
+        assert!(seen.iter().all(|s| s.4 <= 3));
+    });
+}
