@@ -3,10 +3,13 @@
 //! The binary is a thin `main` over [`run`]; the dump reader ([`kcat`]) and the replay logic
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
+pub mod doctor;
 #[cfg(feature = "kafka")]
 pub mod inspect;
 pub mod kcat;
+pub mod progress;
 pub mod replay;
+pub mod source;
 mod table;
 pub mod view;
 
@@ -90,10 +93,22 @@ pub enum Command {
         #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = inspect::parse_property)]
         property: Vec<(String, String)>,
     },
+    /// Examine the internal topics for what makes Connect misbehave: each finding with the
+    /// records that show it and a repair hint. Exits 0 when healthy, 1 with findings, 2 on error.
+    #[command(after_help = "Checks: inconsistent-connector, ghost-task-records, \
+        target-state-without-connector, restart-request-for-unknown-connector, \
+        status-of-deleted-connector, topics-of-deleted-connector, orphan-task-status, \
+        mismatched-topic-status, offsets-of-deleted-connector, topic-layout.\n\n\
+        Examples:\n  \
+        connect-state doctor --from-dump config=configs.jsonl --from-dump status=status.jsonl \\\n      \
+        --from-dump offsets=offsets.jsonl\n  \
+        connect-state doctor --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
+        --status-topic connect-status --offsets-topic connect-offsets --format json")]
+    Doctor(doctor::DoctorArgs),
 }
 
 /// The internal topics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
 pub enum Topic {
     /// The config topic (`config.storage.topic`).
     Config,
@@ -143,6 +158,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
     let stdout = io::stdout();
     let stderr = io::stderr();
     match cli.command {
+        Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
         Command::Replay {
             topic,
             format,
@@ -200,4 +216,15 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
         }
     }
     Ok(Exit::Success)
+}
+
+/// Runs a command that writes to stdout and may report findings.
+fn with_stdout(
+    command: impl FnOnce(&mut dyn Write) -> Result<Exit, CliError>,
+) -> Result<Exit, CliError> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let exit = command(&mut out)?;
+    out.flush()?;
+    Ok(exit)
 }

@@ -1,0 +1,394 @@
+//! Where `doctor` and `offsets` read the three topics from: kcat dumps (`--from-dump
+//! TOPIC=FILE`) or a live cluster (`--bootstrap-servers`, as `inspect`). Either way each topic
+//! is replayed through the core wrapped in [`Indexed`], which remembers where the latest record
+//! of every key lives, so findings can cite their evidence.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::PathBuf;
+
+use clap::Args;
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::status::StatusLog;
+use engine::{Record, RecordError, RecordOutcome, TopicMachine};
+
+use crate::{kcat, CliError, Topic};
+
+/// A topic machine that also records, for every key, the partition and offset of its latest
+/// record. Feed it exactly as the machine it wraps.
+#[derive(Debug, Default)]
+pub struct Indexed<M> {
+    /// The wrapped machine.
+    pub machine: M,
+    latest: BTreeMap<Vec<u8>, (i32, i64)>,
+}
+
+impl<M> Indexed<M> {
+    /// `(partition, offset)` of the latest record read with this key.
+    pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
+        self.latest.get(key.as_bytes()).copied()
+    }
+
+    /// Keys read that start with `prefix`, as text (lossy), each with its latest position.
+    pub fn keys_with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (String, (i32, i64))> + 'a {
+        self.latest
+            .range(prefix.as_bytes().to_vec()..)
+            .take_while(move |(k, _)| k.starts_with(prefix.as_bytes()))
+            .map(|(k, at)| (String::from_utf8_lossy(k).into_owned(), *at))
+    }
+}
+
+impl<M: TopicMachine> TopicMachine for Indexed<M> {
+    type Event = M::Event;
+    type Skip = M::Skip;
+    type Snapshot = M::Snapshot;
+
+    fn handle_record(
+        &mut self,
+        record: Record<'_>,
+    ) -> Result<RecordOutcome<Self::Skip>, RecordError> {
+        let outcome = self.machine.handle_record(record)?;
+        if let Some(key) = record.key {
+            self.latest
+                .insert(key.to_vec(), (record.partition, record.offset));
+        }
+        Ok(outcome)
+    }
+    fn mark_caught_up(&mut self) {
+        self.machine.mark_caught_up();
+    }
+    fn is_caught_up(&self) -> bool {
+        self.machine.is_caught_up()
+    }
+    fn poll_event(&mut self) -> Option<Self::Event> {
+        self.machine.poll_event()
+    }
+    fn snapshot(&self) -> Self::Snapshot {
+        self.machine.snapshot()
+    }
+    fn next_fetch_offset(&self, partition: i32) -> i64 {
+        self.machine.next_fetch_offset(partition)
+    }
+    fn checkpoint(&self) -> Vec<u8> {
+        self.machine.checkpoint()
+    }
+}
+
+/// How a topic is laid out, as far as the source can tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// A live topic as the broker describes it.
+    Described {
+        /// Partition count.
+        partitions: i32,
+        /// `cleanup.policy`.
+        cleanup_policy: String,
+    },
+    /// A dump: only the partitions that hold records are known.
+    Dump {
+        /// Partitions seen in the dump.
+        partitions_seen: BTreeSet<i32>,
+    },
+}
+
+/// One topic read to its end.
+#[derive(Debug)]
+pub struct TopicRead<M> {
+    /// The topic name (live), or the dump file.
+    pub name: String,
+    /// The replayed machine with its key index.
+    pub state: Indexed<M>,
+    /// The layout.
+    pub layout: Layout,
+    /// Dump lines skipped with `--skip-bad-lines`.
+    pub bad_lines: usize,
+}
+
+/// The topics a command read (those it was given).
+#[derive(Debug, Default)]
+pub struct Topics {
+    /// The config topic.
+    pub config: Option<TopicRead<ConfigLog>>,
+    /// The status topic.
+    pub status: Option<TopicRead<StatusLog>>,
+    /// The offsets topic.
+    pub offsets: Option<TopicRead<OffsetLog>>,
+}
+
+/// Where to read the topics from: dumps, or a live cluster.
+#[derive(Debug, Clone, Args)]
+pub struct SourceArgs {
+    /// A kcat dump of one topic (`kcat -C -t TOPIC -e -J`), as `config=FILE`, `status=FILE` or
+    /// `offsets=FILE`; repeat for each topic. Instead of a live cluster.
+    #[arg(long = "from-dump", value_name = "TOPIC=FILE", value_parser = parse_dump_arg)]
+    pub from_dump: Vec<(Topic, PathBuf)>,
+    /// Count malformed dump lines and go on instead of failing.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Live cluster settings.
+    #[cfg(feature = "kafka")]
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// How to reach a live cluster (the options of `inspect`).
+#[cfg(feature = "kafka")]
+#[derive(Debug, Clone, Args)]
+pub struct LiveArgs {
+    /// The cluster's `bootstrap.servers`.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_servers: Option<String>,
+    /// The config topic (`config.storage.topic`).
+    #[arg(long, value_name = "TOPIC")]
+    pub config_topic: Option<String>,
+    /// The status topic (`status.storage.topic`).
+    #[arg(long, value_name = "TOPIC")]
+    pub status_topic: Option<String>,
+    /// The offsets topic (`offset.storage.topic`).
+    #[arg(long, value_name = "TOPIC")]
+    pub offsets_topic: Option<String>,
+    /// Read with `isolation.level=read_committed`.
+    #[arg(long)]
+    pub read_committed: bool,
+    /// Most seconds one broker call may take.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+    /// A librdkafka property (repeatable), e.g. `-X security.protocol=SSL`. Secrets are never
+    /// printed.
+    #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = crate::inspect::parse_property)]
+    pub property: Vec<(String, String)>,
+}
+
+#[cfg(feature = "kafka")]
+impl LiveArgs {
+    /// The client settings these options describe.
+    pub fn kafka_settings(&self, bootstrap_servers: &str) -> connect_state_kafka::KafkaSettings {
+        let mut kafka = connect_state_kafka::KafkaSettings::new(bootstrap_servers);
+        kafka.properties.extend(self.property.iter().cloned());
+        kafka.read_committed = self.read_committed;
+        kafka.request_timeout = std::time::Duration::from_secs(self.timeout.max(1));
+        kafka
+    }
+
+    fn topic(&self, topic: Topic) -> Option<&String> {
+        match topic {
+            Topic::Config => self.config_topic.as_ref(),
+            Topic::Status => self.status_topic.as_ref(),
+            Topic::Offsets => self.offsets_topic.as_ref(),
+        }
+    }
+}
+
+/// Parses one `--from-dump TOPIC=FILE` argument.
+pub fn parse_dump_arg(text: &str) -> Result<(Topic, PathBuf), String> {
+    let (topic, file) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected TOPIC=FILE (e.g. config=configs.jsonl), got '{text}'"))?;
+    let topic = match topic.trim() {
+        "config" => Topic::Config,
+        "status" => Topic::Status,
+        "offsets" => Topic::Offsets,
+        other => {
+            return Err(format!(
+                "unknown topic '{other}' in '{text}': use config, status or offsets"
+            ))
+        }
+    };
+    if file.is_empty() {
+        return Err(format!("no file after '=' in '{text}'"));
+    }
+    Ok((topic, PathBuf::from(file)))
+}
+
+impl SourceArgs {
+    /// Whether the topics come from a live cluster.
+    pub fn is_live(&self) -> bool {
+        #[cfg(feature = "kafka")]
+        {
+            self.live.bootstrap_servers.is_some()
+        }
+        #[cfg(not(feature = "kafka"))]
+        {
+            false
+        }
+    }
+
+    /// Reads the topics `wanted` that this source has (a topic not given is left out). Fails
+    /// when neither dumps nor a cluster are given, or both.
+    pub fn load(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+        match (self.from_dump.is_empty(), self.is_live()) {
+            (true, false) => Err(CliError::Input(
+                "give topic dumps (--from-dump config=FILE ...) or a live cluster \
+                 (--bootstrap-servers HOST:PORT --config-topic ...)"
+                    .into(),
+            )),
+            (false, true) => Err(CliError::Input(
+                "give either --from-dump files or --bootstrap-servers, not both".into(),
+            )),
+            (false, false) => self.load_dumps(wanted),
+            (true, true) => self.load_live(wanted),
+        }
+    }
+
+    fn load_dumps(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+        let mut topics = Topics::default();
+        let mut seen = BTreeSet::new();
+        for (topic, file) in &self.from_dump {
+            if !seen.insert(*topic) {
+                return Err(CliError::Input(format!(
+                    "--from-dump names the {} topic twice",
+                    topic_name(*topic)
+                )));
+            }
+            if !wanted.contains(topic) {
+                continue;
+            }
+            let dump = read_dump_file(file, self.skip_bad_lines)?;
+            let name = file.display().to_string();
+            match topic {
+                Topic::Config => topics.config = Some(replay_dump(name, &dump)?),
+                Topic::Status => topics.status = Some(replay_dump(name, &dump)?),
+                Topic::Offsets => topics.offsets = Some(replay_dump(name, &dump)?),
+            }
+        }
+        Ok(topics)
+    }
+
+    #[cfg(not(feature = "kafka"))]
+    fn load_live(&self, _wanted: &[Topic]) -> Result<Topics, CliError> {
+        Err(CliError::Input(
+            "this build has no Kafka support (the `kafka` feature)".into(),
+        ))
+    }
+
+    #[cfg(feature = "kafka")]
+    fn load_live(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+        use std::sync::Arc;
+
+        use connect_state_kafka::KafkaTransport;
+        use connect_state_store::TopicRole;
+
+        let live = &self.live;
+        let servers = live.bootstrap_servers.as_deref().unwrap_or_default();
+        let named: Vec<Topic> = wanted
+            .iter()
+            .copied()
+            .filter(|t| live.topic(*t).is_some())
+            .collect();
+        if named.is_empty() {
+            return Err(CliError::Input(
+                "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
+            ));
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()?;
+        runtime.block_on(async {
+            let transport = Arc::new(
+                KafkaTransport::new(live.kafka_settings(servers)).map_err(|e| {
+                    CliError::Input(format!("cannot create the Kafka clients: {e}"))
+                })?,
+            );
+            let mut topics = Topics::default();
+            for topic in named {
+                let name = live.topic(topic).cloned().unwrap_or_default();
+                match topic {
+                    Topic::Config => {
+                        topics.config = Some(read_live(&transport, name, TopicRole::Config).await?)
+                    }
+                    Topic::Status => {
+                        topics.status = Some(read_live(&transport, name, TopicRole::Status).await?)
+                    }
+                    Topic::Offsets => {
+                        topics.offsets =
+                            Some(read_live(&transport, name, TopicRole::Offsets).await?)
+                    }
+                }
+            }
+            Ok(topics)
+        })
+    }
+}
+
+/// `config`, `status` or `offsets`.
+pub fn topic_name(topic: Topic) -> &'static str {
+    match topic {
+        Topic::Config => "config",
+        Topic::Status => "status",
+        Topic::Offsets => "offsets",
+    }
+}
+
+fn read_dump_file(file: &PathBuf, skip_bad_lines: bool) -> Result<kcat::Dump, CliError> {
+    if file.as_os_str() == "-" {
+        return Ok(kcat::read_dump(io::stdin().lock(), skip_bad_lines)?);
+    }
+    let f = File::open(file)
+        .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
+    Ok(kcat::read_dump(BufReader::new(f), skip_bad_lines)?)
+}
+
+fn replay_dump<M: TopicMachine + Default>(
+    name: String,
+    dump: &kcat::Dump,
+) -> Result<TopicRead<M>, CliError> {
+    let replay = crate::replay::replay::<Indexed<M>>(&dump.records, None)?;
+    Ok(TopicRead {
+        name,
+        state: replay.machine,
+        layout: Layout::Dump {
+            partitions_seen: dump.records.iter().map(|r| r.partition).collect(),
+        },
+        bad_lines: dump.bad_lines.len(),
+    })
+}
+
+/// Describes a live topic (a missing one is an error: these commands never create topics) and
+/// reads it to the end without Java's start-up refusals, so a badly laid out topic can still
+/// be examined. A progress bar shows on stderr when the read takes over a second.
+#[cfg(feature = "kafka")]
+async fn read_live<M: TopicMachine + Default>(
+    transport: &std::sync::Arc<connect_state_kafka::KafkaTransport>,
+    name: String,
+    role: connect_state_store::TopicRole,
+) -> Result<TopicRead<M>, CliError> {
+    use connect_state_store::{Store, StoreSettings, Transport};
+
+    let description = transport
+        .describe_topic(&name)
+        .await
+        .map_err(|e| CliError::Input(format!("describing topic '{name}': {e}")))?
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "topic '{name}' ({}) does not exist on this cluster",
+                role.setting()
+            ))
+        })?;
+    let mut store = Store::new(
+        StoreSettings::new(name.clone(), role),
+        std::sync::Arc::clone(transport),
+        Indexed::<M>::default(),
+    );
+    let bar = crate::progress::ReadBar::new(&name);
+    store.set_progress(bar.observer());
+    store
+        .read_to_end()
+        .await
+        .map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
+    bar.finish();
+    store.machine_mut().mark_caught_up();
+    Ok(TopicRead {
+        name,
+        state: store.into_machine(),
+        layout: Layout::Described {
+            partitions: description.partitions,
+            cleanup_policy: description.cleanup_policy,
+        },
+        bad_lines: 0,
+    })
+}
