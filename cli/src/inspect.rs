@@ -98,7 +98,11 @@ async fn read<M: View>(
     let mut settings = StoreSettings::new(topic, role);
     settings.create_if_missing = create;
     let mut store = Store::new(settings, Arc::clone(transport), M::default());
-    store.start().await.map_err(|e| match e {
+    let bar = crate::progress::ReadBar::new(topic);
+    store.set_progress(bar.observer());
+    let started = store.start().await;
+    bar.finish();
+    started.map_err(|e| match e {
         StoreError::MissingTopic { topic, setting } => CliError::Input(format!(
             "topic '{topic}' ({setting}) does not exist; pass --create-topics to create it as Connect would"
         )),

@@ -7,6 +7,7 @@ pub mod doctor;
 #[cfg(feature = "kafka")]
 pub mod inspect;
 pub mod kcat;
+pub mod offsets;
 pub mod progress;
 pub mod replay;
 pub mod source;
@@ -105,6 +106,15 @@ pub enum Command {
         connect-state doctor --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
         --status-topic connect-status --offsets-topic connect-offsets --format json")]
     Doctor(doctor::DoctorArgs),
+    /// Export, reset or import a source connector's offsets (KIP-875), printing the exact
+    /// records first; `--execute` writes them to a live cluster.
+    #[command(after_help = "Examples:\n  \
+        connect-state offsets export --connector jdbc-source --from-dump offsets=offsets.jsonl\n  \
+        connect-state offsets reset --connector jdbc-source --from-dump config=configs.jsonl \\\n      \
+        --from-dump offsets=offsets.jsonl\n  \
+        connect-state offsets import --connector jdbc-source new.json --bootstrap-servers \\\n      \
+        localhost:9092 --config-topic connect-configs --offsets-topic connect-offsets --execute")]
+    Offsets(offsets::OffsetsArgs),
 }
 
 /// The internal topics.
@@ -159,6 +169,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
     let stderr = io::stderr();
     match cli.command {
         Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
+        Command::Offsets(args) => return with_stdout(|out| offsets::run(args, out)),
         Command::Replay {
             topic,
             format,

@@ -273,3 +273,84 @@ fn bad_sources_are_clear_errors_with_exit_2() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not both"));
 }
+
+/// `CONNECT_STATE_TEST_BROKER=127.0.0.1:19092 cargo test -p connect-state-cli -- --ignored`.
+#[test]
+#[ignore = "needs a real broker: set CONNECT_STATE_TEST_BROKER (see .ci/run)"]
+fn doctor_reads_a_live_cluster_and_reports_layout_and_inconsistency() {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use connect_state_kafka::{KafkaSettings, KafkaTransport};
+    use connect_state_store::{NewTopic, ProduceMode, Transport};
+    use engine::ProducerRecord;
+
+    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let topic = format!("cfg-doctor-{nanos}");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
+        // A config topic as a careless operator makes it: delete policy, two partitions.
+        transport
+            .create_topic(&NewTopic {
+                name: topic.clone(),
+                partitions: 2,
+                replication_factor: None,
+                configs: BTreeMap::from([("cleanup.policy".into(), "delete".into())]),
+            })
+            .await
+            .unwrap();
+        let record = |key: &str, value: Value| ProducerRecord {
+            key: key.as_bytes().to_vec(),
+            value: Some(value.to_string().into_bytes()),
+            partition: Some(0),
+        };
+        let records = [
+            record("connector-c", json!({"properties": {"name": "c"}})),
+            record("task-c-0", json!({"properties": {"t": "0"}})),
+            record("commit-c", json!({"tasks": 2})),
+        ];
+        transport
+            .produce(&topic, &records, ProduceMode::Plain)
+            .await
+            .unwrap();
+    });
+    let output = doctor(&[
+        "--bootstrap-servers".into(),
+        broker,
+        "--config-topic".into(),
+        topic,
+        "--format".into(),
+        "json".into(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let checks: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        checks,
+        ["topic-layout", "inconsistent-connector"],
+        "{report:#}"
+    );
+    assert!(report["findings"][0]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("cleanup.policy=compact"));
+    assert_eq!(report["findings"][1]["evidence"][0]["offset"], 2);
+}

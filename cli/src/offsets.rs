@@ -1,0 +1,352 @@
+//! `connect-state offsets export|reset|import`: a source connector's offsets in KIP-875's JSON,
+//! and the exact records a reset or an import writes. A dry run by default; `--execute` writes
+//! to a live cluster, only when the config topic shows the connector STOPPED with zero tasks
+//! (Java's precondition), with tombstones routed to the partition where each key lives.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use engine::config::ConfigLog;
+use engine::json::{JavaDouble, JsonValue};
+use engine::offsets::{kip875, OffsetLog, OrderedMap};
+use engine::ProducerRecord;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+use crate::source::{Layout, SourceArgs, TopicRead};
+use crate::{CliError, Exit, Topic};
+
+/// Options of `offsets`.
+#[derive(Debug, Clone, Args)]
+pub struct OffsetsArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: OffsetsAction,
+}
+
+/// The `offsets` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum OffsetsAction {
+    /// Print a connector's offsets as `GET /connectors/{c}/offsets` answers (KIP-875 JSON).
+    #[command(after_help = "Examples:\n  \
+        connect-state offsets export --connector jdbc-source --from-dump offsets=offsets.jsonl\n  \
+        connect-state offsets export --connector jdbc-source --bootstrap-servers localhost:9092 \\\n      \
+        --offsets-topic connect-offsets > jdbc-source.offsets.json")]
+    Export {
+        /// The connector.
+        #[arg(long)]
+        connector: String,
+        /// Where the topics come from (the config topic, when given, must know the connector).
+        #[command(flatten)]
+        source: SourceArgs,
+    },
+    /// Tombstone every offset of a connector, as `DELETE /connectors/{c}/offsets` does.
+    #[command(after_help = "Examples:\n  \
+        connect-state offsets reset --connector jdbc-source \\\n      \
+        --from-dump config=configs.jsonl --from-dump offsets=offsets.jsonl\n  \
+        connect-state offsets reset --connector jdbc-source --bootstrap-servers localhost:9092 \\\n      \
+        --config-topic connect-configs --offsets-topic connect-offsets --execute")]
+    Reset {
+        /// The connector.
+        #[arg(long)]
+        connector: String,
+        /// How to write.
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Write offsets from a KIP-875 JSON file (`{"offsets":[{"partition":{..},"offset":{..}}]}`,
+    /// a null offset deletes), as `PATCH /connectors/{c}/offsets` does.
+    #[command(after_help = "Examples:\n  \
+        connect-state offsets import --connector jdbc-source jdbc-source.offsets.json \\\n      \
+        --from-dump config=configs.jsonl --from-dump offsets=offsets.jsonl\n  \
+        connect-state offsets import --connector jdbc-source jdbc-source.offsets.json \\\n      \
+        --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
+        --offsets-topic connect-offsets --execute")]
+    Import {
+        /// The connector.
+        #[arg(long)]
+        connector: String,
+        /// The KIP-875 JSON file (`-` for standard input).
+        file: PathBuf,
+        /// How to write.
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+}
+
+/// Options shared by `reset` and `import`.
+#[derive(Debug, Clone, Args)]
+pub struct WriteArgs {
+    /// Where the topics come from (both the config and the offsets topic are needed).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Write the records (live clusters only). Without it, print them and write nothing.
+    #[arg(long)]
+    pub execute: bool,
+    /// Partitions of the offsets topic, to place keys it does not hold yet (dumps only; a live
+    /// topic is described).
+    #[arg(long, default_value_t = 25, value_name = "N")]
+    pub offsets_partitions: i32,
+}
+
+/// Runs an `offsets` subcommand.
+pub fn run(args: OffsetsArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
+    match args.action {
+        OffsetsAction::Export { connector, source } => {
+            let topics = source.load(&[Topic::Config, Topic::Offsets])?;
+            if let Some(config) = &topics.config {
+                if !config.state.machine.snapshot().contains(&connector) {
+                    return Err(CliError::Input(format!("Connector {connector} not found")));
+                }
+            }
+            let offsets = require(topics.offsets, "offsets")?;
+            let listing = kip875::list(&offsets.state.machine.snapshot(), &connector);
+            writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
+        }
+        OffsetsAction::Reset { connector, write } => {
+            modify(&connector, &write, None, out)?;
+        }
+        OffsetsAction::Import {
+            connector,
+            file,
+            write,
+        } => {
+            let text = if file.as_os_str() == "-" {
+                std::io::read_to_string(std::io::stdin())?
+            } else {
+                std::fs::read_to_string(&file)
+                    .map_err(|e| CliError::Input(format!("cannot read {}: {e}", file.display())))?
+            };
+            let entries = parse_offsets_file(&text)
+                .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
+            modify(&connector, &write, Some(entries), out)?;
+        }
+    }
+    Ok(Exit::Success)
+}
+
+fn require<M>(read: Option<TopicRead<M>>, topic: &str) -> Result<TopicRead<M>, CliError> {
+    read.ok_or_else(|| {
+        CliError::Input(format!(
+            "this command needs the {topic} topic: add --from-dump {topic}=FILE, or \
+             --{topic}-topic NAME with --bootstrap-servers"
+        ))
+    })
+}
+
+/// A reset (`entries == None`) or an import: check, build the records, print them, and with
+/// `--execute` write them and read the result back.
+fn modify(
+    connector: &str,
+    args: &WriteArgs,
+    entries: Option<Vec<(OrderedMap, Option<OrderedMap>)>>,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    if args.execute && !args.source.is_live() {
+        return Err(CliError::Input(
+            "--execute writes to a live cluster: give --bootstrap-servers with --config-topic \
+             and --offsets-topic instead of dumps"
+                .into(),
+        ));
+    }
+    let topics = args.source.load(&[Topic::Config, Topic::Offsets])?;
+    let config: TopicRead<ConfigLog> = require(topics.config, "config")?;
+    let offsets: TopicRead<OffsetLog> = require(topics.offsets, "offsets")?;
+    let modify_error = |e: kip875::ModifyOffsetsError| CliError::Input(e.to_string());
+    kip875::check_modifiable(&config.state.machine.snapshot(), connector).map_err(modify_error)?;
+    let partitions = match &offsets.layout {
+        Layout::Described { partitions, .. } => *partitions,
+        Layout::Dump { .. } => args.offsets_partitions,
+    };
+    let snapshot = offsets.state.machine.snapshot();
+    let records = match &entries {
+        None => kip875::reset_records(&snapshot, connector, partitions),
+        Some(entries) => kip875::alter_records(&snapshot, connector, entries, partitions),
+    }
+    .map_err(modify_error)?;
+    print_records(out, &records)?;
+    if !args.execute {
+        writeln!(
+            out,
+            "Dry run: {} record(s) would be written to {}. Add --execute to write them.",
+            records.len(),
+            offsets.name
+        )?;
+        return Ok(());
+    }
+    execute(&args.source, &offsets.name, &records)?;
+    writeln!(
+        out,
+        "Wrote {} record(s) to {}.",
+        records.len(),
+        offsets.name
+    )?;
+    writeln!(out, "{}", kip875::success_message(entries.is_none()))?;
+    Ok(())
+}
+
+fn print_records(out: &mut dyn Write, records: &[ProducerRecord]) -> Result<(), CliError> {
+    let rows: Vec<Vec<String>> = records
+        .iter()
+        .map(|r| {
+            vec![
+                r.partition.map_or("-".into(), |p| p.to_string()),
+                String::from_utf8_lossy(&r.key).into_owned(),
+                r.value.as_deref().map_or("(tombstone)".into(), |v| {
+                    String::from_utf8_lossy(v).into_owned()
+                }),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        writeln!(out, "No records: the connector has no offsets to change.")?;
+    } else {
+        out.write_all(crate::table::render(&["PARTITION", "KEY", "VALUE"], &rows).as_bytes())?;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "kafka"))]
+fn execute(_: &SourceArgs, _: &str, _: &[ProducerRecord]) -> Result<(), CliError> {
+    Err(CliError::Input(
+        "this build has no Kafka support (the `kafka` feature)".into(),
+    ))
+}
+
+/// Writes the records with plain sends (as Java's offset writes outside exactly-once).
+#[cfg(feature = "kafka")]
+fn execute(source: &SourceArgs, topic: &str, records: &[ProducerRecord]) -> Result<(), CliError> {
+    use connect_state_kafka::KafkaTransport;
+    use connect_state_store::{ProduceMode, Transport};
+
+    let servers = source.live.bootstrap_servers.as_deref().unwrap_or_default();
+    let transport = KafkaTransport::new(source.live.kafka_settings(servers))
+        .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    runtime
+        .block_on(transport.produce(topic, records, ProduceMode::Plain))
+        .map(|_| ())
+        .map_err(|e| CliError::Input(format!("writing to '{topic}': {e}")))
+}
+
+/// A JSON object with its members in file order.
+struct Ordered(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Ordered {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
+                let mut members = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+                    members.push((k, v));
+                }
+                Ok(Ordered(members))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OffsetsFile {
+    offsets: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    partition: Ordered,
+    #[serde(default)]
+    offset: Option<Ordered>,
+}
+
+/// Reads a KIP-875 offsets document, keeping each object's member order.
+pub fn parse_offsets_file(text: &str) -> Result<Vec<(OrderedMap, Option<OrderedMap>)>, String> {
+    let file: OffsetsFile = serde_json::from_str(text).map_err(|e| {
+        format!("not a KIP-875 offsets document ({{\"offsets\":[{{\"partition\":{{..}},\"offset\":{{..}}}}]}}): {e}")
+    })?;
+    Ok(file
+        .offsets
+        .into_iter()
+        .map(|e| (ordered_map(e.partition), e.offset.map(ordered_map)))
+        .collect())
+}
+
+fn ordered_map(object: Ordered) -> OrderedMap {
+    OrderedMap::new(object.0.into_iter().map(|(k, v)| (k, java_value(v))))
+}
+
+/// A JSON value as Java's Jackson reads it (integers as `Long`, other numbers as `Double`).
+fn java_value(value: serde_json::Value) -> JsonValue {
+    match value {
+        serde_json::Value::Null => JsonValue::Null,
+        serde_json::Value::Bool(b) => JsonValue::Bool(b),
+        serde_json::Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => JsonValue::Long(i),
+            // Jackson would read a BigInteger; the core keeps the low 64 bits as it does for
+            // out-of-range integers read from the topics.
+            (None, Some(u)) => JsonValue::Long(u as i64),
+            _ => JsonValue::Double(JavaDouble::new(n.as_f64().unwrap_or(f64::NAN))),
+        },
+        serde_json::Value::String(s) => JsonValue::String(s),
+        serde_json::Value::Array(items) => {
+            JsonValue::Array(items.into_iter().map(java_value).collect())
+        }
+        serde_json::Value::Object(members) => JsonValue::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k, java_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_files_keep_member_order_and_null_offsets() {
+        let entries = parse_offsets_file(
+            r#"{"offsets":[{"partition":{"z":1,"a":"x"},"offset":{"pos":2.5}},
+                           {"partition":{"file":"b"},"offset":null}]}"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = entries[0]
+            .0
+            .members()
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(names, ["z", "a"]);
+        assert_eq!(entries[0].0.members()[0].1, JsonValue::Long(1));
+        assert!(matches!(
+            entries[0].1.as_ref().unwrap().members()[0].1,
+            JsonValue::Double(_)
+        ));
+        assert!(entries[1].1.is_none());
+    }
+
+    #[test]
+    fn malformed_offsets_files_say_what_is_expected() {
+        for bad in [
+            "",
+            "[]",
+            r#"{"offsets":{}}"#,
+            r#"{"offsets":[{"offset":{}}]}"#,
+            r#"{"offsets":[],"extra":1}"#,
+        ] {
+            let err = parse_offsets_file(bad).unwrap_err();
+            assert!(err.contains("KIP-875"), "{bad}: {err}");
+        }
+    }
+}
