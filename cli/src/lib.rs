@@ -3,6 +3,7 @@
 //! The binary is a thin `main` over [`run`]; the dump reader ([`kcat`]) and the replay logic
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
+pub mod demo;
 pub mod doctor;
 #[cfg(feature = "kafka")]
 pub mod inspect;
@@ -31,6 +32,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 /// The subcommands.
 pub enum Command {
+    /// Tell the story of a Connect cluster on the in-memory simulator (no Kafka needed): a
+    /// leader crash, compaction, an inconsistent connector and its repair, statuses, topic
+    /// tracking and an offsets reset, as readable tables.
+    #[command(after_help = "Examples:\n  \
+        connect-state demo\n  \
+        connect-state demo --seed 42\n  \
+        connect-state demo --format json > story.json")]
+    Demo(demo::DemoArgs),
     /// Replay a topic dump in kcat's JSON-lines format and print the state a worker would hold.
     #[command(after_help = "Examples:\n  \
         kcat -C -b localhost:9092 -t connect-configs -e -J > configs.jsonl\n  \
@@ -168,6 +177,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
     let stdout = io::stdout();
     let stderr = io::stderr();
     match cli.command {
+        Command::Demo(args) => return with_stdout(|out| demo::run(args, out)),
         Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
         Command::Offsets(args) => return with_stdout(|out| offsets::run(args, out)),
         Command::Replay {
