@@ -73,7 +73,7 @@ fn offsets() -> PathBuf {
     )
 }
 
-fn flag(topic: &str, path: &PathBuf) -> String {
+fn flag(topic: &str, path: &std::path::Path) -> String {
     format!("{topic}={}", path.display())
 }
 
