@@ -3,6 +3,7 @@
 //! The binary is a thin `main` over [`run`]; the dump reader ([`kcat`]) and the replay logic
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
+pub mod bench;
 pub mod demo;
 pub mod doctor;
 #[cfg(feature = "kafka")]
@@ -12,6 +13,7 @@ pub mod offsets;
 pub mod progress;
 pub mod replay;
 pub mod source;
+pub mod synth;
 mod table;
 pub mod view;
 
@@ -124,6 +126,14 @@ pub enum Command {
         connect-state offsets import --connector jdbc-source new.json --bootstrap-servers \\\n      \
         localhost:9092 --config-topic connect-configs --offsets-topic connect-offsets --execute")]
     Offsets(offsets::OffsetsArgs),
+    /// Measure replay throughput, memory and checkpoint restarts on synthetic topics (and, with
+    /// `--bootstrap-servers`, `inspect` against a raw librdkafka read of the same topic).
+    #[command(after_help = "Examples:\n  \
+        connect-state bench\n  \
+        connect-state bench --scale tiny --format json\n  \
+        connect-state bench --scale full --seed 7\n  \
+        connect-state bench --bootstrap-servers localhost:9092 --format json")]
+    Bench(bench::BenchArgs),
 }
 
 /// The internal topics.
@@ -180,6 +190,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
         Command::Demo(args) => return with_stdout(|out| demo::run(args, out)),
         Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
         Command::Offsets(args) => return with_stdout(|out| offsets::run(args, out)),
+        Command::Bench(args) => return with_stdout(|out| bench::run(args, out)),
         Command::Replay {
             topic,
             format,

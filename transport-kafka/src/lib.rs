@@ -14,6 +14,7 @@
 //! * Any librdkafka property passes through ([`KafkaSettings::properties`]); secrets never show
 //!   in `Debug` output.
 
+pub mod raw;
 mod settings;
 mod transport;
 

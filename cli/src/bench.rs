@@ -1,0 +1,808 @@
+//! `connect-state bench`: replay throughput, memory and checkpoint restarts over the synthetic
+//! topics of [`crate::synth`], measured in one run; optionally `inspect` against a real broker
+//! versus a raw librdkafka read of the same topic.
+//!
+//! Throughputs are the best of a few runs (background load only ever slows a run down). Memory
+//! is the growth of the resident set (Linux `/proc/self/status`: `VmRSS`, and `VmHWM` after
+//! resetting it through `/proc/self/clear_refs`); elsewhere the memory fields are `null`.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::status::StatusLog;
+use engine::TopicMachine;
+use serde::{Deserialize, Serialize};
+
+use crate::synth::{self, Scale, SynthRecord};
+use crate::{table, CliError, Exit, Format};
+
+/// The sizes `--scale` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScaleArg {
+    /// 20 connectors, 2,000 source partitions: a second or two (for tests).
+    Tiny,
+    /// 1,000 connectors, 1,000,000 source partitions: a few minutes on 2 cores.
+    Default,
+    /// 10,000 connectors, 10,000,000 source partitions: the issue's sizes (about 10 GB of
+    /// memory; much longer).
+    Full,
+}
+
+impl ScaleArg {
+    /// The generator sizes.
+    pub fn scale(self) -> Scale {
+        match self {
+            Self::Tiny => Scale::TINY,
+            Self::Default => Scale::DEFAULT,
+            Self::Full => Scale::FULL,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Tiny => "tiny",
+            Self::Default => "default",
+            Self::Full => "full",
+        }
+    }
+}
+
+/// `connect-state bench` arguments.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Topic sizes: `tiny` (20 connectors, 2,000 source partitions), `default` (1,000
+    /// connectors with 1-16 tasks, 5 reconfiguration rounds, 10 status rebalance rounds,
+    /// 1,000,000 source partitions) or `full` (10,000 connectors, 10,000,000 source partitions).
+    #[arg(long, value_enum, default_value_t = ScaleArg::Default)]
+    pub scale: ScaleArg,
+    /// Output format: a readable table, or one JSON object.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Seed of the synthetic topics (the same seed gives the same records).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also produce the synthetic config topic to this cluster (a new topic, deleted afterwards)
+    /// and time `inspect`'s read against a raw librdkafka read that only counts bytes.
+    #[cfg(feature = "kafka")]
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_servers: Option<String>,
+    /// A librdkafka property for the broker comparison (repeatable).
+    #[cfg(feature = "kafka")]
+    #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = crate::inspect::parse_property)]
+    pub property: Vec<(String, String)>,
+    /// Internal: measure only this topic and print its figures as JSON (each topic runs in a
+    /// fresh process so its memory figures start from a fresh heap).
+    #[arg(long, value_enum, hide = true)]
+    pub phase: Option<Phase>,
+}
+
+/// Everything one run measured. Rates are records per second; memory in bytes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BenchReport {
+    /// `tiny`, `default` or `full`.
+    pub scale: String,
+    /// The generator seed.
+    pub seed: u64,
+    /// Runs of each throughput measurement (the best one counts).
+    pub runs: u32,
+    /// Whether each topic was measured in a fresh process (so memory figures do not reuse
+    /// memory an earlier measurement freed).
+    pub isolated: bool,
+    /// The config topic.
+    #[serde(flatten)]
+    pub config: ConfigFigures,
+    /// The status topic.
+    #[serde(flatten)]
+    pub status: StatusFigures,
+    /// The offsets topic.
+    #[serde(flatten)]
+    pub offsets: OffsetsFigures,
+    /// The broker comparison.
+    #[serde(flatten)]
+    pub broker: BrokerFigures,
+    /// Seconds the whole benchmark took (generation included).
+    pub total_seconds: f64,
+}
+
+/// Config topic figures.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ConfigFigures {
+    /// Live connectors of the config topic.
+    pub config_connectors: u64,
+    /// Reconfiguration rounds of the config topic.
+    pub config_rounds: u64,
+    /// Committed task configs at the end.
+    pub config_tasks: u64,
+    /// Records of the config topic.
+    pub config_records: u64,
+    /// Key and value bytes of the config topic.
+    pub config_bytes: u64,
+    /// Config topic replay throughput.
+    pub config_replay_records_per_sec: f64,
+    /// Config topic replay, megabytes (10^6) of key and value per second.
+    pub config_replay_mb_per_sec: f64,
+    /// Parsing the same values with the core's JSON reader only.
+    pub parse_floor_records_per_sec: f64,
+    /// Replay throughput over the parse floor (goal: at least 0.5).
+    pub replay_to_floor_ratio: f64,
+    /// Peak resident-set growth while replaying the config topic.
+    pub config_replay_peak_memory_bytes: Option<u64>,
+    /// Size of the config machine's checkpoint at 99% of the topic.
+    pub checkpoint_bytes: u64,
+    /// Records after the checkpoint (the 1% tail).
+    pub checkpoint_tail_records: u64,
+    /// Seconds of a full config replay (best run).
+    pub full_replay_seconds: f64,
+    /// Seconds to restore the checkpoint and replay the tail (best run).
+    pub checkpoint_restart_seconds: f64,
+    /// Full replay time over checkpoint restart time (goal: at least 20).
+    pub checkpoint_speedup: f64,
+}
+
+/// Status topic figures.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StatusFigures {
+    /// Connectors of the status topic at the end.
+    pub status_connectors: u64,
+    /// Records of the status topic.
+    pub status_records: u64,
+    /// Status topic replay throughput.
+    pub status_replay_records_per_sec: f64,
+    /// Peak resident-set growth while replaying the status topic.
+    pub status_replay_peak_memory_bytes: Option<u64>,
+}
+
+/// Offsets topic figures.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OffsetsFigures {
+    /// Distinct source partitions of the offsets topic.
+    pub offsets_source_partitions: u64,
+    /// Records of the offsets topic.
+    pub offsets_records: u64,
+    /// Live keys at the end.
+    pub offsets_live_entries: u64,
+    /// Key and value bytes of the live entries.
+    pub offsets_live_raw_bytes: u64,
+    /// Offsets topic replay throughput (generation excluded).
+    pub offsets_replay_records_per_sec: f64,
+    /// Resident-set growth from streaming the offsets topic into a fresh `OffsetLog`.
+    pub offsets_memory_bytes: Option<u64>,
+    /// `offsets_memory_bytes` per live entry.
+    pub offsets_memory_bytes_per_entry: Option<f64>,
+    /// Memory per live entry over its raw key and value bytes (goal: at most 2).
+    pub offsets_memory_ratio: Option<f64>,
+}
+
+/// Broker figures (`--bootstrap-servers`); `null` without a broker.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BrokerFigures {
+    /// Records both readers read (the broker may have compacted some of those produced).
+    pub broker_records: Option<u64>,
+    /// Seconds `inspect` (the store over `KafkaTransport`, new clients included) takes to read
+    /// the config topic (best of three).
+    pub inspect_seconds: Option<f64>,
+    /// Seconds a raw librdkafka read of the same topic takes (best of three).
+    pub raw_read_seconds: Option<f64>,
+    /// `inspect_seconds` over `raw_read_seconds` (goal: at most 1.3).
+    pub inspect_to_raw_ratio: Option<f64>,
+}
+
+/// One measured topic; each runs in a fresh process when possible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Phase {
+    /// The config topic.
+    Config,
+    /// The status topic.
+    Status,
+    /// The offsets topic.
+    Offsets,
+}
+
+/// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
+/// caught up.
+pub fn replay<M: TopicMachine + Default>(records: &[SynthRecord]) -> M {
+    let mut machine = M::default();
+    for record in records {
+        // Generated records are never refused (offsets and partitions are not negative).
+        let _ = machine.handle_record(record.as_record());
+        while machine.poll_event().is_some() {}
+    }
+    machine.mark_caught_up();
+    machine
+}
+
+/// The parse floor: parses every value with the core's JSON reader and drops it; no state
+/// machine. Returns how many values parsed.
+pub fn parse_floor(records: &[SynthRecord]) -> usize {
+    records
+        .iter()
+        .filter_map(|r| r.value.as_deref())
+        .filter(|v| engine::json::parse(v).is_ok())
+        .count()
+}
+
+/// A worker's restart from a config checkpoint: restore it, then replay the tail.
+pub fn restart_config(checkpoint: &[u8], tail: &[SynthRecord]) -> Result<ConfigLog, CliError> {
+    let mut log = ConfigLog::restore(checkpoint)
+        .map_err(|e| CliError::Input(format!("the checkpoint was refused: {e}")))?;
+    for record in tail {
+        let _ = log.handle_record(record.as_record());
+        while log.poll_event().is_some() {}
+    }
+    log.mark_caught_up();
+    Ok(log)
+}
+
+/// Resident-set figures of this process, from `/proc/self/status` (Linux only).
+mod memory {
+    fn status_kb(field: &str) -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with(field))?;
+        line[field.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .map(|kb| kb * 1024)
+    }
+
+    /// The resident set now.
+    pub(super) fn rss() -> Option<u64> {
+        status_kb("VmRSS:")
+    }
+
+    /// Starts a peak measurement: resets the high-water mark to the current resident set and
+    /// returns it. `None` when the peak cannot be reset.
+    pub(super) fn start_peak() -> Option<u64> {
+        std::fs::write("/proc/self/clear_refs", "5").ok()?;
+        rss()
+    }
+
+    /// The peak growth since [`start_peak`] returned `base`.
+    pub(super) fn peak_growth(base: Option<u64>) -> Option<u64> {
+        Some(status_kb("VmHWM:")?.saturating_sub(base?))
+    }
+}
+
+/// Runs `f` `runs` times and returns the shortest time and the last result.
+fn best_of<R>(runs: u32, mut f: impl FnMut() -> R) -> (Duration, R) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs.max(1) {
+        let start = Instant::now();
+        let r = f();
+        best = best.min(start.elapsed());
+        // Dropping the previous result happens outside the timed part.
+        drop(last.replace(r));
+    }
+    (best, last.expect("at least one run"))
+}
+
+fn rate(records: u64, time: Duration) -> f64 {
+    records as f64 / time.as_secs_f64().max(1e-9)
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
+}
+
+/// Streams the offsets topic into a fresh `OffsetLog` in batches (generation untimed), measuring
+/// throughput and the resident-set growth the live entries cost.
+/// Streams the offsets topic into a fresh `OffsetLog` in batches (generation untimed), measuring
+/// throughput and the resident-set growth the live entries cost.
+fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliError> {
+    const BATCH: usize = 8_192;
+    let counts = synth::offsets_counts(scale.offsets_partitions, seed);
+    let mut stream = synth::offsets_topic(scale, seed);
+    let mut batch: Vec<SynthRecord> = Vec::with_capacity(BATCH);
+    let base = memory::rss();
+    let mut log = OffsetLog::new();
+    let mut busy = Duration::ZERO;
+    let mut records = 0u64;
+    loop {
+        batch.clear();
+        batch.extend(stream.by_ref().take(BATCH));
+        if batch.is_empty() {
+            break;
+        }
+        let start = Instant::now();
+        for record in &batch {
+            let _ = log.handle_record(record.as_record());
+            while log.poll_event().is_some() {}
+        }
+        busy += start.elapsed();
+        records += batch.len() as u64;
+    }
+    drop(batch);
+    log.mark_caught_up();
+    let after = memory::rss();
+    let snapshot = log.snapshot();
+    let live = snapshot.len() as u64;
+    let raw: u64 = snapshot
+        .entries()
+        .map(|(k, v)| (k.map_or(0, <[u8]>::len) + v.value.len()) as u64)
+        .sum();
+    if records != counts.records || live != counts.live {
+        return Err(CliError::Input(format!(
+            "the offsets topic replayed to {live} live entries from {records} records, expected \
+             {} from {}",
+            counts.live, counts.records
+        )));
+    }
+    let growth = after.zip(base).map(|(a, b)| a.saturating_sub(b));
+    Ok(OffsetsFigures {
+        offsets_source_partitions: scale.offsets_partitions,
+        offsets_records: records,
+        offsets_live_entries: live,
+        offsets_live_raw_bytes: raw,
+        offsets_replay_records_per_sec: rate(records, busy),
+        offsets_memory_bytes: growth,
+        offsets_memory_bytes_per_entry: growth.map(|g| ratio(g as f64, live as f64)),
+        offsets_memory_ratio: growth.map(|g| ratio(g as f64, raw as f64)),
+    })
+}
+
+fn bench_config(scale: &Scale, seed: u64, runs: u32) -> Result<ConfigFigures, CliError> {
+    let topic = synth::config_topic(scale, seed);
+    let records = &topic.records;
+    let n = records.len() as u64;
+    let mut f = ConfigFigures {
+        config_connectors: topic.task_counts.len() as u64,
+        config_rounds: scale.config_rounds as u64,
+        config_tasks: topic.task_counts.values().map(|&c| c as u64).sum(),
+        config_records: n,
+        config_bytes: records.iter().map(|r| r.raw_len() as u64).sum(),
+        ..ConfigFigures::default()
+    };
+
+    // The first replay also measures the peak memory.
+    let base = memory::start_peak();
+    let start = Instant::now();
+    let log: ConfigLog = replay(records);
+    let first = start.elapsed();
+    f.config_replay_peak_memory_bytes = memory::peak_growth(base);
+    check_config(&log, &topic)?;
+    drop(log);
+
+    let (best, log) = best_of(runs.saturating_sub(1), || replay::<ConfigLog>(records));
+    drop(log);
+    let full = best.min(first);
+    f.config_replay_records_per_sec = rate(n, full);
+    f.config_replay_mb_per_sec = f.config_bytes as f64 / 1e6 / full.as_secs_f64().max(1e-9);
+    f.full_replay_seconds = full.as_secs_f64();
+
+    let (floor, parsed) = best_of(runs, || parse_floor(records));
+    if parsed == 0 {
+        return Err(CliError::Input("the parse floor parsed nothing".into()));
+    }
+    f.parse_floor_records_per_sec = rate(n, floor);
+    f.replay_to_floor_ratio = ratio(
+        f.config_replay_records_per_sec,
+        f.parse_floor_records_per_sec,
+    );
+
+    // A checkpoint at 99% of the topic, then a restart that replays the 1% tail.
+    let cut = records.len() - records.len() / 100;
+    let checkpoint = replay::<ConfigLog>(&records[..cut]).checkpoint();
+    let tail = &records[cut..];
+    let (restart, restarted) = best_of(runs, || restart_config(&checkpoint, tail));
+    check_config(&restarted?, &topic)?;
+    f.checkpoint_bytes = checkpoint.len() as u64;
+    f.checkpoint_tail_records = tail.len() as u64;
+    f.checkpoint_restart_seconds = restart.as_secs_f64();
+    f.checkpoint_speedup = ratio(full.as_secs_f64(), restart.as_secs_f64());
+    Ok(f)
+}
+
+/// A replayed config topic must hold what the generator committed.
+fn check_config(log: &ConfigLog, topic: &synth::ConfigTopic) -> Result<(), CliError> {
+    let snapshot = log.snapshot();
+    let consistent = snapshot.inconsistent_connectors().next().is_none();
+    let counts = topic
+        .task_counts
+        .iter()
+        .all(|(c, &n)| snapshot.task_count(c) == n);
+    if snapshot.connectors().count() != topic.task_counts.len() || !consistent || !counts {
+        return Err(CliError::Input(
+            "the synthetic config topic did not replay to the generated connectors".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn bench_status(scale: &Scale, seed: u64, runs: u32) -> Result<StatusFigures, CliError> {
+    let topic = synth::status_topic(scale, seed);
+    let n = topic.records.len() as u64;
+    let base = memory::start_peak();
+    let start = Instant::now();
+    let log: StatusLog = replay(&topic.records);
+    let first = start.elapsed();
+    let peak = memory::peak_growth(base);
+    if log.snapshot().connectors().count() != topic.connectors {
+        return Err(CliError::Input(
+            "the synthetic status topic did not replay to the generated connectors".into(),
+        ));
+    }
+    drop(log);
+    let (best, log) = best_of(runs.saturating_sub(1), || {
+        replay::<StatusLog>(&topic.records)
+    });
+    drop(log);
+    Ok(StatusFigures {
+        status_connectors: topic.connectors as u64,
+        status_records: n,
+        status_replay_records_per_sec: rate(n, best.min(first)),
+        status_replay_peak_memory_bytes: peak,
+    })
+}
+
+#[cfg(feature = "kafka")]
+fn bench_kafka(
+    servers: &str,
+    properties: &[(String, String)],
+    topic: &synth::ConfigTopic,
+    seed: u64,
+) -> Result<BrokerFigures, CliError> {
+    use std::sync::Arc;
+
+    use connect_state_kafka::{raw, KafkaSettings, KafkaTransport};
+    use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
+    use engine::ProducerRecord;
+
+    let mut settings = KafkaSettings::new(servers);
+    settings.properties.extend(properties.iter().cloned());
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let name = format!("connect-state-bench-configs-{seed}-{millis}");
+    let broker = |what: &str, e: &dyn std::fmt::Display| {
+        CliError::Input(format!("bench against {servers}: {what}: {e}"))
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    runtime.block_on(async {
+        let transport =
+            Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
+        // Create the topic as Connect would (one partition, compacted), then fill it.
+        let mut store = Store::new(
+            StoreSettings::new(name.clone(), TopicRole::Config),
+            Arc::clone(&transport),
+            ConfigLog::new(),
+        );
+        store
+            .start()
+            .await
+            .map_err(|e| broker("creating the topic", &e))?;
+        // A compacted topic, as on a live cluster: the broker's own compaction then has nothing
+        // left to remove while the readers are timed.
+        let records = synth::compacted(&topic.records);
+        for chunk in records.chunks(5_000) {
+            let batch: Vec<ProducerRecord> = chunk
+                .iter()
+                .map(|r| ProducerRecord {
+                    key: r.key.clone(),
+                    value: r.value.clone(),
+                    partition: Some(0),
+                })
+                .collect();
+            transport
+                .produce(&name, &batch, ProduceMode::Plain)
+                .await
+                .map_err(|e| broker("producing", &e))?;
+        }
+        drop(store);
+        drop(transport);
+        let measured = measure_reads(&settings, &name, topic, records.len() as u64, &broker).await;
+        let _ = raw::delete_topic(&settings, &name).await;
+        let (inspect, raw_read, records) = measured?;
+        Ok(BrokerFigures {
+            broker_records: Some(records),
+            inspect_seconds: Some(inspect.as_secs_f64()),
+            raw_read_seconds: Some(raw_read.as_secs_f64()),
+            inspect_to_raw_ratio: Some(ratio(inspect.as_secs_f64(), raw_read.as_secs_f64())),
+        })
+    })
+}
+
+/// One raw read of the topic: its time and record count.
+#[cfg(feature = "kafka")]
+async fn raw_read(
+    settings: &connect_state_kafka::KafkaSettings,
+    name: &str,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+) -> Result<(Duration, u64), CliError> {
+    let start = Instant::now();
+    let (records, _) = tokio::task::spawn_blocking({
+        let settings = settings.clone();
+        let name = name.to_string();
+        move || connect_state_kafka::raw::count_bytes(&settings, &name)
+    })
+    .await
+    .map_err(|e| broker("raw read", &e))?
+    .map_err(|e| broker("raw read", &e))?;
+    Ok((start.elapsed(), records))
+}
+
+/// The best of three raw reads and three `inspect` reads of the topic, alternating (the first
+/// raw read also warms the broker up), and the records the raw reads counted.
+#[cfg(feature = "kafka")]
+async fn measure_reads(
+    settings: &connect_state_kafka::KafkaSettings,
+    name: &str,
+    topic: &synth::ConfigTopic,
+    produced: u64,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+) -> Result<(Duration, Duration, u64), CliError> {
+    use std::sync::Arc;
+
+    use connect_state_kafka::KafkaTransport;
+    use connect_state_store::{Store, StoreSettings, TopicRole};
+
+    let (_, records) = raw_read(settings, name, broker).await?;
+    if records != produced {
+        return Err(broker(
+            "raw read",
+            &format!("read {records} records, produced {produced}"),
+        ));
+    }
+    let (mut inspect, mut raw) = (Duration::MAX, Duration::MAX);
+    for _ in 0..3 {
+        let (time, read) = raw_read(settings, name, broker).await?;
+        raw = raw.min(time);
+        if read != records {
+            return Err(broker(
+                "raw read",
+                &format!("read {records} records, then {read}"),
+            ));
+        }
+        // What `inspect` does: new clients, a store, a read to the end.
+        let start = Instant::now();
+        let transport =
+            Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
+        let mut store_settings = StoreSettings::new(name, TopicRole::Config);
+        store_settings.create_if_missing = false;
+        let mut store = Store::new(store_settings, transport, ConfigLog::new());
+        store.start().await.map_err(|e| broker("inspect", &e))?;
+        inspect = inspect.min(start.elapsed());
+        check_config(store.machine(), topic)?;
+    }
+    Ok((inspect, raw, records))
+}
+
+/// Runs one phase in a fresh `connect-state bench --phase ..` process, so that its memory
+/// figures start from a fresh heap. `None` when this is not the `connect-state` binary (the
+/// library used elsewhere) or the child could not run.
+fn isolated<T: serde::de::DeserializeOwned>(phase: Phase, args: &BenchArgs) -> Option<T> {
+    let exe = std::env::current_exe().ok()?;
+    if exe.file_stem()? != "connect-state" {
+        return None;
+    }
+    let phase = phase.to_possible_value()?.get_name().to_string();
+    let output = std::process::Command::new(exe)
+        .args(["bench", "--phase", &phase, "--scale", args.scale.name()])
+        .args(["--seed", &args.seed.to_string(), "--format", "json"])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&output.stdout).ok()
+}
+
+/// Measures one phase, in a fresh process when possible.
+fn phase<T: serde::de::DeserializeOwned>(
+    phase: Phase,
+    args: &BenchArgs,
+    isolated_ok: &mut bool,
+    here: impl FnOnce() -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    match isolated(phase, args) {
+        Some(figures) => Ok(figures),
+        None => {
+            *isolated_ok = false;
+            here()
+        }
+    }
+}
+
+/// Runs the benchmark and writes the report.
+pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
+    let started = Instant::now();
+    let scale = args.scale.scale();
+    let runs = 5;
+    if let Some(only) = args.phase {
+        // A child of an isolated run: one phase's figures as JSON.
+        let figures = match only {
+            Phase::Config => serde_json::to_value(bench_config(&scale, args.seed, runs)?)?,
+            Phase::Status => serde_json::to_value(bench_status(&scale, args.seed, runs)?)?,
+            Phase::Offsets => serde_json::to_value(bench_offsets(&scale, args.seed)?)?,
+        };
+        writeln!(out, "{figures}")?;
+        return Ok(Exit::Success);
+    }
+    let mut isolated_ok = true;
+    let config = phase(Phase::Config, &args, &mut isolated_ok, || {
+        bench_config(&scale, args.seed, runs)
+    })?;
+    let status = phase(Phase::Status, &args, &mut isolated_ok, || {
+        bench_status(&scale, args.seed, runs)
+    })?;
+    let offsets = phase(Phase::Offsets, &args, &mut isolated_ok, || {
+        bench_offsets(&scale, args.seed)
+    })?;
+    #[allow(unused_mut)]
+    let mut broker = BrokerFigures::default();
+    #[cfg(feature = "kafka")]
+    if let Some(servers) = &args.bootstrap_servers {
+        let topic = synth::config_topic(&scale, args.seed);
+        broker = bench_kafka(servers, &args.property, &topic, args.seed)?;
+    }
+    let report = BenchReport {
+        scale: args.scale.name().into(),
+        seed: args.seed,
+        runs,
+        isolated: isolated_ok,
+        config,
+        status,
+        offsets,
+        broker,
+        total_seconds: started.elapsed().as_secs_f64(),
+    };
+    match args.format {
+        Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
+        Format::Table => out.write_all(render_table(&report).as_bytes())?,
+    }
+    Ok(Exit::Success)
+}
+
+fn render_table(r: &BenchReport) -> String {
+    let count = |n: u64| {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let per_sec = |x: f64| format!("{} records/s", count(x.round() as u64));
+    let mib = |b: Option<u64>| {
+        b.map_or("n/a".to_string(), |b| {
+            format!("{:.1} MiB", b as f64 / 1048576.0)
+        })
+    };
+    let opt = |x: Option<f64>, unit: &str| x.map_or("n/a".to_string(), |x| format!("{x:.2}{unit}"));
+    let row =
+        |what: &str, value: String, goal: &str| vec![what.to_string(), value, goal.to_string()];
+    let rows = vec![
+        row(
+            "config topic",
+            format!(
+                "{} connectors, {} tasks, {} records, {:.1} MB",
+                count(r.config.config_connectors),
+                count(r.config.config_tasks),
+                count(r.config.config_records),
+                r.config.config_bytes as f64 / 1e6
+            ),
+            "",
+        ),
+        row(
+            "config replay",
+            format!(
+                "{} ({:.0} MB/s)",
+                per_sec(r.config.config_replay_records_per_sec),
+                r.config.config_replay_mb_per_sec
+            ),
+            "",
+        ),
+        row(
+            "parse floor",
+            per_sec(r.config.parse_floor_records_per_sec),
+            "",
+        ),
+        row(
+            "replay / floor",
+            format!("{:.2}", r.config.replay_to_floor_ratio),
+            ">= 0.5",
+        ),
+        row(
+            "config replay peak memory",
+            mib(r.config.config_replay_peak_memory_bytes),
+            "",
+        ),
+        row(
+            "checkpoint restart",
+            format!(
+                "{:.4} s (checkpoint {:.1} MiB + {} tail records) vs full replay {:.3} s",
+                r.config.checkpoint_restart_seconds,
+                r.config.checkpoint_bytes as f64 / 1048576.0,
+                count(r.config.checkpoint_tail_records),
+                r.config.full_replay_seconds
+            ),
+            "",
+        ),
+        row(
+            "checkpoint speedup",
+            format!("{:.1}x", r.config.checkpoint_speedup),
+            ">= 20x",
+        ),
+        row(
+            "status topic",
+            format!(
+                "{} connectors, {} records",
+                count(r.status.status_connectors),
+                count(r.status.status_records)
+            ),
+            "",
+        ),
+        row(
+            "status replay",
+            per_sec(r.status.status_replay_records_per_sec),
+            "",
+        ),
+        row(
+            "status replay peak memory",
+            mib(r.status.status_replay_peak_memory_bytes),
+            "",
+        ),
+        row(
+            "offsets topic",
+            format!(
+                "{} source partitions, {} records, {} live ({:.1} MB raw)",
+                count(r.offsets.offsets_source_partitions),
+                count(r.offsets.offsets_records),
+                count(r.offsets.offsets_live_entries),
+                r.offsets.offsets_live_raw_bytes as f64 / 1e6
+            ),
+            "",
+        ),
+        row(
+            "offsets replay",
+            per_sec(r.offsets.offsets_replay_records_per_sec),
+            "",
+        ),
+        row(
+            "offsets memory",
+            format!(
+                "{} ({} bytes per live entry)",
+                mib(r.offsets.offsets_memory_bytes),
+                opt(r.offsets.offsets_memory_bytes_per_entry, "")
+            ),
+            "",
+        ),
+        row(
+            "offsets memory / raw bytes",
+            opt(r.offsets.offsets_memory_ratio, "x"),
+            "<= 2x",
+        ),
+        row("inspect (broker)", opt(r.broker.inspect_seconds, " s"), ""),
+        row(
+            "raw librdkafka read",
+            opt(r.broker.raw_read_seconds, " s"),
+            "",
+        ),
+        row(
+            "inspect / raw read",
+            opt(r.broker.inspect_to_raw_ratio, "x"),
+            "<= 1.3x",
+        ),
+    ];
+    let mut out = format!(
+        "connect-state bench: scale {}, seed {}, best of {} runs, {:.1} s in all\n\n",
+        r.scale, r.seed, r.runs, r.total_seconds
+    );
+    out.push_str(&table::render(&["MEASURE", "RESULT", "GOAL"], &rows));
+    out
+}

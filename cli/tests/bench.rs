@@ -1,0 +1,112 @@
+//! `connect-state bench` end to end at the tiny scale: every field is there, and the record
+//! counts are those of the generator. No assertions on times or ratios.
+
+use std::process::Command;
+
+use connect_state_cli::synth::{self, Scale};
+use serde_json::Value;
+
+#[test]
+fn tiny_bench_reports_every_field_as_json() {
+    let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args([
+            "bench", "--scale", "tiny", "--format", "json", "--seed", "5",
+        ])
+        .output()
+        .expect("the binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    let number = |field: &str| -> f64 {
+        report
+            .get(field)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("{field} is not a number in {report:#}"))
+    };
+    for field in [
+        "config_replay_records_per_sec",
+        "config_replay_mb_per_sec",
+        "parse_floor_records_per_sec",
+        "replay_to_floor_ratio",
+        "checkpoint_bytes",
+        "checkpoint_tail_records",
+        "full_replay_seconds",
+        "checkpoint_restart_seconds",
+        "checkpoint_speedup",
+        "status_replay_records_per_sec",
+        "offsets_replay_records_per_sec",
+        "offsets_live_raw_bytes",
+        "total_seconds",
+    ] {
+        assert!(number(field) > 0.0, "{field} in {report:#}");
+    }
+    // Memory figures are numbers where /proc is available, null elsewhere.
+    for field in [
+        "config_replay_peak_memory_bytes",
+        "status_replay_peak_memory_bytes",
+        "offsets_memory_bytes",
+        "offsets_memory_bytes_per_entry",
+        "offsets_memory_ratio",
+    ] {
+        let value = report
+            .get(field)
+            .unwrap_or_else(|| panic!("{field} missing"));
+        assert!(
+            value.is_null() || value.as_f64().is_some_and(|v| v >= 0.0),
+            "{field}: {value}"
+        );
+        if cfg!(target_os = "linux") {
+            assert!(value.is_number(), "{field}: {value}");
+        }
+    }
+    // Without a broker the broker figures are null.
+    for field in [
+        "broker_records",
+        "inspect_seconds",
+        "raw_read_seconds",
+        "inspect_to_raw_ratio",
+    ] {
+        assert!(report.get(field).is_some_and(Value::is_null), "{field}");
+    }
+
+    let scale = Scale::TINY;
+    assert_eq!(report["scale"], "tiny");
+    assert_eq!(report["seed"], 5);
+    let config = synth::config_topic(&scale, 5);
+    assert_eq!(number("config_connectors"), scale.connectors as f64);
+    assert_eq!(number("config_records"), config.records.len() as f64);
+    let tasks: i32 = config.task_counts.values().sum();
+    assert_eq!(number("config_tasks"), f64::from(tasks));
+    assert_eq!(number("config_rounds"), scale.config_rounds as f64);
+    let status = synth::status_topic(&scale, 5);
+    assert_eq!(number("status_records"), status.records.len() as f64);
+    assert_eq!(number("status_connectors"), status.connectors as f64);
+    let offsets = synth::offsets_counts(scale.offsets_partitions, 5);
+    assert_eq!(
+        number("offsets_source_partitions"),
+        scale.offsets_partitions as f64
+    );
+    assert_eq!(number("offsets_records"), offsets.records as f64);
+    assert_eq!(number("offsets_live_entries"), offsets.live as f64);
+}
+
+#[test]
+fn bench_table_names_every_goal() {
+    let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args(["bench", "--scale", "tiny"])
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success());
+    let table = String::from_utf8_lossy(&output.stdout);
+    for line in [
+        "replay / floor",
+        "checkpoint speedup",
+        "offsets memory / raw bytes",
+        "inspect / raw read",
+    ] {
+        assert!(table.contains(line), "{table}");
+    }
+}
