@@ -12,6 +12,8 @@ pub mod kcat;
 pub mod offsets;
 pub mod progress;
 pub mod replay;
+pub mod rest;
+pub mod serve;
 pub mod source;
 pub mod synth;
 mod table;
@@ -25,7 +27,19 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 /// Read Kafka Connect's internal topics exactly as a Java worker does.
 #[derive(Debug, Parser)]
-#[command(name = "connect-state", version, about, long_about = None)]
+#[command(
+    name = "connect-state",
+    version,
+    about,
+    long_about = None,
+    after_help = "Examples:\n  \
+        connect-state demo\n  \
+        connect-state replay --topic config configs.jsonl\n  \
+        connect-state inspect --bootstrap-servers localhost:9092 --config-topic connect-configs\n  \
+        connect-state doctor --from-dump config=configs.jsonl --from-dump status=status.jsonl\n  \
+        connect-state offsets export --connector src --from-dump offsets=offsets.jsonl\n\n\
+        Run `connect-state <command> --help` for each command's options and examples."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -126,6 +140,17 @@ pub enum Command {
         connect-state offsets import --connector jdbc-source new.json --bootstrap-servers \\\n      \
         localhost:9092 --config-topic connect-configs --offsets-topic connect-offsets --execute")]
     Offsets(offsets::OffsetsArgs),
+    /// Serve Connect's REST API (GET endpoints, KIP-558 topics and its reset, KIP-875 offsets)
+    /// straight from the topics, tailing them; read-only unless `--allow-writes`.
+    #[command(after_help = "Examples:\n  \
+        connect-state serve --demo --listen 127.0.0.1:8083\n  \
+        connect-state serve --from-dump config=configs.jsonl --from-dump status=status.jsonl\n  \
+        connect-state serve --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
+        --status-topic connect-status --offsets-topic connect-offsets --allow-writes\n  \
+        curl -s localhost:8083/connectors?expand=status\n  \
+        curl -s localhost:8083/connectors/my-sink/topics\n  \
+        curl -s -X PUT localhost:8083/connectors/my-sink/topics/reset")]
+    Serve(serve::ServeArgs),
     /// Measure replay throughput, memory and checkpoint restarts on synthetic topics (and, with
     /// `--bootstrap-servers`, `inspect` against a raw librdkafka read of the same topic).
     #[command(after_help = "Examples:\n  \
@@ -190,6 +215,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
         Command::Demo(args) => return with_stdout(|out| demo::run(args, out)),
         Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
         Command::Offsets(args) => return with_stdout(|out| offsets::run(args, out)),
+        Command::Serve(args) => return with_stdout(|out| serve::run(args, out)),
         Command::Bench(args) => return with_stdout(|out| bench::run(args, out)),
         Command::Replay {
             topic,

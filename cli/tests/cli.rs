@@ -320,3 +320,33 @@ fn inspect_end_to_end_against_a_real_broker() {
         text(&table.stdout)
     );
 }
+
+#[test]
+fn every_command_help_ends_with_examples() {
+    for command in [
+        &[][..],
+        &["demo"],
+        &["replay"],
+        &["inspect"],
+        &["doctor"],
+        &["offsets", "export"],
+        &["offsets", "reset"],
+        &["offsets", "import"],
+        &["bench"],
+    ] {
+        let mut args: Vec<&str> = command.to_vec();
+        args.push("--help");
+        let output = connect_state(&args, "");
+        assert!(output.status.success(), "{args:?}");
+        let help = text(&output.stdout);
+        let examples = help
+            .split("Examples:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{args:?} has no examples:\n{help}"));
+        let first = command.first().copied().unwrap_or("demo");
+        assert!(
+            examples.contains(&format!("connect-state {first}")),
+            "{args:?}: {examples}"
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! The answers of Connect's REST API computed from the topics: pure functions from a [`Views`]
+//! to a status code and a JSON body, with Java Connect's paths, codes, shapes and messages.
+//! `serve` puts them behind HTTP; tests call them directly too.
+
+use engine::config::{ConfigSnapshot, Properties, TaskId};
+use engine::json::Natural;
+use engine::offsets::{kip875, OffsetSnapshot};
+use engine::status::{Status, StatusLog, TopicTracking};
+use serde_json::{json, Map, Value};
+
+/// What the REST view answers from: the three topics as last read.
+#[derive(Debug, Clone, Default)]
+pub struct Views {
+    /// The config topic.
+    pub config: ConfigSnapshot,
+    /// The status topic reader (its caches answer the KIP-558 endpoints).
+    pub status: StatusLog,
+    /// The offsets topic.
+    pub offsets: OffsetSnapshot,
+}
+
+/// An answer: the HTTP status code and the JSON body (`None`: no body, e.g. 202).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// HTTP status code.
+    pub status: u16,
+    /// The body.
+    pub body: Option<Value>,
+}
+
+impl Answer {
+    fn ok(body: Value) -> Self {
+        Self {
+            status: 200,
+            body: Some(body),
+        }
+    }
+
+    /// Java's error body: `{"error_code": N, "message": "..."}`.
+    pub fn error(status: u16, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            body: Some(json!({"error_code": status, "message": message.into()})),
+        }
+    }
+
+    fn not_found(connector: &str) -> Self {
+        Self::error(404, format!("Connector {connector} not found"))
+    }
+}
+
+/// Java's `ConnectorType` as far as the topics tell: a sink connector's config must name its
+/// topics (`topics` or `topics.regex`); without the connector class loaded, anything else is
+/// taken for a source. (Java asks the plugin and answers `unknown` when it cannot load it.)
+pub fn connector_type(config: &Properties) -> &'static str {
+    if config.contains_key("topics") || config.contains_key("topics.regex") {
+        "sink"
+    } else {
+        "source"
+    }
+}
+
+fn config_json(config: &Properties) -> Value {
+    Value::Object(
+        config
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    serde_json::to_value(Natural(v)).unwrap_or(Value::Null),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// A connector or task state as Java's `ConnectorStateInfo.AbstractState` serializes it.
+fn state_json(status: &Status, id: Option<i32>) -> Value {
+    let mut object = Map::new();
+    if let Some(id) = id {
+        object.insert("id".into(), json!(id));
+    }
+    object.insert("state".into(), json!(status.state.as_str()));
+    if let Some(trace) = status.trace.as_deref().filter(|t| !t.is_empty()) {
+        object.insert("trace".into(), json!(trace));
+    }
+    object.insert("worker_id".into(), json!(status.worker_id));
+    if let Some(version) = &status.version {
+        object.insert("version".into(), json!(version));
+    }
+    Value::Object(object)
+}
+
+/// `GET /connectors`: the names; with any `expand` parameter (`expand` is `None` without one),
+/// an object per connector holding `status` and/or `info` as asked (other values are ignored, as
+/// Java ignores them). A connector without a status is left out when `status` is asked, as Java
+/// leaves it out.
+pub fn connectors(views: &Views, expand: Option<&[String]>) -> Answer {
+    let names: Vec<&str> = views.config.connectors().collect();
+    let Some(expand) = expand else {
+        return Answer::ok(json!(names));
+    };
+    let mut out = Map::new();
+    'connectors: for c in names {
+        let mut entry = Map::new();
+        for what in expand {
+            let answer = match what.as_str() {
+                "status" => connector_status(views, c),
+                "info" => connector_info(views, c),
+                _ => continue,
+            };
+            match answer.body {
+                Some(body) if answer.status == 200 => {
+                    entry.insert(what.clone(), body);
+                }
+                _ => continue 'connectors,
+            }
+        }
+        out.insert(c.to_string(), Value::Object(entry));
+    }
+    Answer::ok(Value::Object(out))
+}
+
+/// `GET /connectors/{c}`: `{"name", "config", "tasks": [{"connector", "task"}], "type"}`.
+pub fn connector_info(views: &Views, c: &str) -> Answer {
+    let Some(config) = views.config.connector_config(c) else {
+        return Answer::not_found(c);
+    };
+    let tasks: Vec<Value> = views
+        .config
+        .tasks(c)
+        .iter()
+        .map(|id| json!({"connector": id.connector, "task": id.task}))
+        .collect();
+    Answer::ok(json!({
+        "name": c,
+        "config": config_json(config),
+        "tasks": tasks,
+        "type": connector_type(config),
+    }))
+}
+
+/// `GET /connectors/{c}/config`.
+pub fn connector_config(views: &Views, c: &str) -> Answer {
+    match views.config.connector_config(c) {
+        Some(config) => Answer::ok(config_json(config)),
+        None => Answer::not_found(c),
+    }
+}
+
+/// `GET /connectors/{c}/status`: the connector's status and its tasks' from the status topic.
+pub fn connector_status(views: &Views, c: &str) -> Answer {
+    let snapshot = views.status.snapshot();
+    let Some(status) = snapshot.connector(c) else {
+        return Answer::error(404, format!("No status found for connector {c}"));
+    };
+    let tasks: Vec<Value> = snapshot
+        .tasks(c)
+        .map(|(id, s)| state_json(s, Some(id)))
+        .collect();
+    let kind = views
+        .config
+        .connector_config(c)
+        .map_or("unknown", connector_type);
+    Answer::ok(json!({
+        "name": c,
+        "connector": state_json(status, None),
+        "tasks": tasks,
+        "type": kind,
+    }))
+}
+
+/// `GET /connectors/{c}/tasks`: `[{"id": {"connector", "task"}, "config": {..}}]` for task ids
+/// below the committed task count (Java uses the count, so an inconsistent connector still lists
+/// its last committed tasks; a missing task config is `null`).
+pub fn tasks(views: &Views, c: &str) -> Answer {
+    if !views.config.contains(c) {
+        return Answer::not_found(c);
+    }
+    let tasks: Vec<Value> = (0..views.config.task_count(c).max(0))
+        .map(|task| {
+            let id = TaskId::new(c, task);
+            let config = views
+                .config
+                .task_config(&id)
+                .map_or(Value::Null, config_json);
+            json!({"id": {"connector": c, "task": task}, "config": config})
+        })
+        .collect();
+    Answer::ok(json!(tasks))
+}
+
+/// `GET /connectors/{c}/tasks/{t}/status`.
+pub fn task_status(views: &Views, c: &str, task: &str) -> Answer {
+    // A task number Java cannot convert is Jersey's 404 for the path.
+    let Ok(task) = task.parse::<i32>() else {
+        return no_such_path();
+    };
+    match views.status.snapshot().task(c, task) {
+        Some(s) => Answer::ok(state_json(s, Some(task))),
+        None => Answer::error(404, format!("No status found for task {c}-{task}")),
+    }
+}
+
+/// `GET /connectors/{c}/topics` (KIP-558).
+pub fn active_topics(views: &Views, c: &str, tracking: &TopicTracking) -> Answer {
+    match views.status.active_topics(c, tracking) {
+        Ok(topics) => Answer::ok(serde_json::to_value(topics).unwrap_or(Value::Null)),
+        Err(e) => Answer::error(e.code(), e.message()),
+    }
+}
+
+/// `GET /connectors/{c}/offsets` (KIP-875), from the offsets topic.
+pub fn offsets(views: &Views, c: &str) -> Answer {
+    if !views.config.contains(c) {
+        return Answer::not_found(c);
+    }
+    Answer::ok(serde_json::to_value(kip875::list(&views.offsets, c)).unwrap_or(Value::Null))
+}
+
+/// Jersey's answer to a path it has no resource for.
+pub fn no_such_path() -> Answer {
+    Answer::error(404, "HTTP 404 Not Found")
+}
+
+/// Jersey's answer to a method a resource does not support.
+pub fn method_not_allowed() -> Answer {
+    Answer::error(405, "HTTP 405 Method Not Allowed")
+}
+
+/// The `expand` values of a raw query string (`expand=status&expand=info`); `None` when the
+/// query has no `expand` parameter at all.
+pub fn expand_values(query: Option<&str>) -> Option<Vec<String>> {
+    let values: Vec<String> = query
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+        .filter(|(k, _)| *k == "expand")
+        .map(|(_, v)| v.to_string())
+        .collect();
+    (!values.is_empty()).then_some(values)
+}

@@ -1,0 +1,447 @@
+//! `connect-state serve`: Connect's REST API answered from the topics ([`crate::rest`]), so it
+//! answers even when the Connect cluster is slow, rebalancing or down.
+//!
+//! The topics come from a live cluster (tailed: read to the end every `--refresh-ms`), from
+//! dumps (fixed), or from the demo's in-memory cluster (tailed, like a live one). Every answer
+//! carries the config-topic offset it reflects in the `X-Connect-State-Config-Offset` header.
+//! The only write, `PUT /connectors/{c}/topics/reset`, needs `--allow-writes`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, put};
+use axum::{Json, Router};
+use clap::{ArgAction, Args};
+use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::status::{StatusLog, TopicTracking};
+use engine::TopicMachine;
+
+use crate::rest::{self, Answer, Views};
+use crate::source::SourceArgs;
+use crate::{CliError, Exit, Topic};
+
+/// The response header naming the config-topic offset an answer reflects.
+pub const CONFIG_OFFSET_HEADER: &str = "x-connect-state-config-offset";
+
+/// Options of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Where the topics come from (or `--demo`).
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Serve the demo's in-memory cluster (see `connect-state demo`) instead.
+    #[arg(long)]
+    pub demo: bool,
+    /// The demo's seed.
+    #[arg(long, default_value_t = crate::demo::DEFAULT_SEED, requires = "demo")]
+    pub seed: u64,
+    /// The address to listen on (port 0 picks a free port; the address is printed first).
+    #[arg(long, default_value = "127.0.0.1:8083")]
+    pub listen: SocketAddr,
+    /// Allow the one write the view supports: `PUT /connectors/{c}/topics/reset` (tombstones
+    /// through the transport). Read-only without it.
+    #[arg(long)]
+    pub allow_writes: bool,
+    /// The worker setting `topic.tracking.enable`: `false` answers the topic endpoints with 403.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, value_name = "BOOL")]
+    pub topic_tracking_enable: bool,
+    /// The worker setting `topic.tracking.allow.reset`: `false` answers resets with 403.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, value_name = "BOOL")]
+    pub topic_tracking_allow_reset: bool,
+    /// How often a live or demo source is read to its end, in milliseconds.
+    #[arg(long, default_value_t = 500, value_name = "MS")]
+    pub refresh_ms: u64,
+    /// Requests handled at once; more wait their turn.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub max_concurrent_requests: usize,
+}
+
+type DynTransport = dyn Transport;
+
+/// The stores a tailed source keeps reading.
+struct Tail {
+    config: Store<ConfigLog, DynTransport>,
+    status: Option<Store<StatusLog, DynTransport>>,
+    offsets: Option<Store<OffsetLog, DynTransport>>,
+}
+
+impl Tail {
+    /// Starts a store per topic name given (a missing topic is an error; nothing is created).
+    async fn start(
+        transport: Arc<DynTransport>,
+        config: String,
+        status: Option<String>,
+        offsets: Option<String>,
+    ) -> Result<Self, CliError> {
+        Ok(Self {
+            config: start_store(&transport, config, TopicRole::Config).await?,
+            status: match status {
+                Some(name) => Some(start_store(&transport, name, TopicRole::Status).await?),
+                None => None,
+            },
+            offsets: match offsets {
+                Some(name) => Some(start_store(&transport, name, TopicRole::Offsets).await?),
+                None => None,
+            },
+        })
+    }
+
+    /// Reads every topic to its end (events are not needed: the views are snapshots).
+    async fn refresh(&mut self) -> Result<(), CliError> {
+        let err = |e: connect_state_store::StoreError| CliError::Input(format!("tailing: {e}"));
+        self.config.read_to_end().await.map_err(err)?;
+        if let Some(s) = self.status.as_mut() {
+            s.read_to_end().await.map_err(err)?;
+        }
+        if let Some(s) = self.offsets.as_mut() {
+            s.read_to_end().await.map_err(err)?;
+        }
+        Ok(())
+    }
+
+    fn views(&self) -> Views {
+        Views {
+            config: self.config.machine().snapshot(),
+            status: self
+                .status
+                .as_ref()
+                .map(|s| s.machine().clone())
+                .unwrap_or_default(),
+            offsets: self
+                .offsets
+                .as_ref()
+                .map(|s| s.machine().snapshot())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+async fn start_store<M: TopicMachine + Default>(
+    transport: &Arc<DynTransport>,
+    name: String,
+    role: TopicRole,
+) -> Result<Store<M, DynTransport>, CliError> {
+    let mut settings = StoreSettings::new(name.clone(), role);
+    settings.create_if_missing = false;
+    let mut store = Store::new(settings, Arc::clone(transport), M::default());
+    let bar = crate::progress::ReadBar::new(&name);
+    store.set_progress(bar.observer());
+    let started = store.start().await;
+    bar.finish();
+    started.map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
+    Ok(store)
+}
+
+/// What the handlers share.
+struct App {
+    views: RwLock<Views>,
+    tail: Option<tokio::sync::Mutex<Tail>>,
+    tracking: TopicTracking,
+    allow_writes: bool,
+}
+
+impl App {
+    fn views(&self) -> Views {
+        self.views.read().map(|v| v.clone()).unwrap_or_default()
+    }
+
+    fn publish(&self, views: Views) {
+        if let Ok(mut current) = self.views.write() {
+            *current = views;
+        }
+    }
+}
+
+/// Runs the server until Ctrl-C (or SIGTERM), printing `listening on http://ADDR` first.
+pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
+    let dumps = !args.source.from_dump.is_empty();
+    let sources = usize::from(args.demo) + usize::from(dumps) + usize::from(args.source.is_live());
+    if sources != 1 {
+        return Err(CliError::Input(
+            "give exactly one source: --demo, --from-dump config=FILE ..., or \
+             --bootstrap-servers HOST:PORT --config-topic T ..."
+                .into(),
+        ));
+    }
+    if dumps && args.allow_writes {
+        return Err(CliError::Input(
+            "--allow-writes needs a live cluster or --demo: dumps cannot be written".into(),
+        ));
+    }
+    // The demo runs its story on a runtime of its own, so it is built first.
+    let demo = match args.demo {
+        true => Some(crate::demo::demo_cluster(args.seed)?),
+        false => None,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let (views, tail) = if let Some(demo) = demo {
+            let transport: Arc<DynTransport> =
+                Arc::new(connect_state_memory::MemoryTransport::new(demo.cluster));
+            let tail = Tail::start(
+                transport,
+                demo.config_topic,
+                Some(demo.status_topic),
+                Some(demo.offsets_topic),
+            )
+            .await?;
+            (tail.views(), Some(tail))
+        } else if dumps {
+            (dump_views(&args.source)?, None)
+        } else {
+            let tail = start_live(&args.source).await?;
+            (tail.views(), Some(tail))
+        };
+        let app = Arc::new(App {
+            views: RwLock::new(views),
+            tail: tail.map(tokio::sync::Mutex::new),
+            tracking: TopicTracking {
+                enable: args.topic_tracking_enable,
+                allow_reset: args.topic_tracking_allow_reset,
+            },
+            allow_writes: args.allow_writes,
+        });
+        if app.tail.is_some() {
+            tokio::spawn(keep_tailing(
+                Arc::clone(&app),
+                Duration::from_millis(args.refresh_ms.max(10)),
+            ));
+        }
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
+        writeln!(out, "listening on http://{}", listener.local_addr()?)?;
+        out.flush()?;
+        axum::serve(listener, router(app, args.max_concurrent_requests))
+            .with_graceful_shutdown(shutdown_signal())
+            .await?;
+        Ok(Exit::Success)
+    })
+}
+
+fn dump_views(source: &SourceArgs) -> Result<Views, CliError> {
+    let topics = source.load(&[Topic::Config, Topic::Status, Topic::Offsets])?;
+    let config = topics.config.ok_or_else(|| {
+        CliError::Input("serve needs the config topic: add --from-dump config=FILE".into())
+    })?;
+    Ok(Views {
+        config: config.state.machine.snapshot(),
+        status: topics.status.map(|s| s.state.machine).unwrap_or_default(),
+        offsets: topics
+            .offsets
+            .map(|o| o.state.machine.snapshot())
+            .unwrap_or_default(),
+    })
+}
+
+#[cfg(feature = "kafka")]
+async fn start_live(source: &SourceArgs) -> Result<Tail, CliError> {
+    let live = &source.live;
+    let servers = live.bootstrap_servers.as_deref().unwrap_or_default();
+    let config = live.config_topic.clone().ok_or_else(|| {
+        CliError::Input("serve needs the config topic: add --config-topic NAME".into())
+    })?;
+    let transport: Arc<DynTransport> = Arc::new(
+        connect_state_kafka::KafkaTransport::new(live.kafka_settings(servers))
+            .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))?,
+    );
+    Tail::start(
+        transport,
+        config,
+        live.status_topic.clone(),
+        live.offsets_topic.clone(),
+    )
+    .await
+}
+
+#[cfg(not(feature = "kafka"))]
+async fn start_live(_: &SourceArgs) -> Result<Tail, CliError> {
+    Err(CliError::Input(
+        "this build has no Kafka support (the `kafka` feature)".into(),
+    ))
+}
+
+/// Reads the tailed source to its end every `period` and publishes the result. A failed read
+/// is reported on stderr and retried; the last good views stay served.
+async fn keep_tailing(app: Arc<App>, period: Duration) {
+    loop {
+        tokio::time::sleep(period).await;
+        let Some(tail) = app.tail.as_ref() else {
+            return;
+        };
+        let mut tail = tail.lock().await;
+        match tail.refresh().await {
+            Ok(()) => app.publish(tail.views()),
+            Err(e) => eprintln!("connect-state serve: {e} (serving the last state read)"),
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+/// The routes, Java Connect's paths.
+fn router(app: Arc<App>, max_concurrent: usize) -> Router {
+    Router::new()
+        .route("/connectors", get(list_connectors))
+        .route(
+            "/connectors/{c}",
+            get(|s, p| by_connector(s, p, rest::connector_info)),
+        )
+        .route(
+            "/connectors/{c}/config",
+            get(|s, p| by_connector(s, p, rest::connector_config)),
+        )
+        .route(
+            "/connectors/{c}/status",
+            get(|s, p| by_connector(s, p, rest::connector_status)),
+        )
+        .route(
+            "/connectors/{c}/tasks",
+            get(|s, p| by_connector(s, p, rest::tasks)),
+        )
+        .route("/connectors/{c}/tasks/{t}/status", get(task_status))
+        .route("/connectors/{c}/topics", get(topics))
+        .route("/connectors/{c}/topics/reset", put(reset_topics))
+        .route(
+            "/connectors/{c}/offsets",
+            get(|s, p| by_connector(s, p, rest::offsets)),
+        )
+        .fallback(
+            |State(app): State<Arc<App>>| async move { reply(&app.views(), rest::no_such_path()) },
+        )
+        .method_not_allowed_fallback(|State(app): State<Arc<App>>| async move {
+            reply(&app.views(), rest::method_not_allowed())
+        })
+        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+            max_concurrent.max(1),
+        ))
+        .with_state(app)
+}
+
+/// An answer as an HTTP response, with the config offset header.
+fn reply(views: &Views, answer: Answer) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = match answer.body {
+        Some(body) => (status, Json(body)).into_response(),
+        None => status.into_response(),
+    };
+    response.headers_mut().insert(
+        CONFIG_OFFSET_HEADER,
+        HeaderValue::from(views.config.offset()),
+    );
+    response
+}
+
+async fn list_connectors(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    let views = app.views();
+    let expand = rest::expand_values(query.as_deref());
+    let answer = rest::connectors(&views, expand.as_deref());
+    reply(&views, answer)
+}
+
+async fn by_connector(
+    State(app): State<Arc<App>>,
+    Path(c): Path<String>,
+    answer: fn(&Views, &str) -> Answer,
+) -> Response {
+    let views = app.views();
+    let answer = answer(&views, &c);
+    reply(&views, answer)
+}
+
+async fn task_status(
+    State(app): State<Arc<App>>,
+    Path((c, t)): Path<(String, String)>,
+) -> Response {
+    let views = app.views();
+    let answer = rest::task_status(&views, &c, &t);
+    reply(&views, answer)
+}
+
+async fn topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Response {
+    let views = app.views();
+    let answer = rest::active_topics(&views, &c, &app.tracking);
+    reply(&views, answer)
+}
+
+/// `PUT /connectors/{c}/topics/reset`: Java's 403 checks, then (with `--allow-writes`) the
+/// tombstones through the status store, read back before answering 202.
+async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Response {
+    let views = app.views();
+    let records = match views.status.reset_active_topics(&c, &app.tracking) {
+        Ok(records) => records,
+        Err(e) => return reply(&views, Answer::error(e.code(), e.message())),
+    };
+    if !app.allow_writes {
+        return reply(
+            &views,
+            Answer::error(
+                403,
+                "connect-state serve is read-only; start it with --allow-writes to reset topics",
+            ),
+        );
+    }
+    let Some(tail) = app.tail.as_ref() else {
+        return reply(&views, Answer::error(500, "no writable source"));
+    };
+    let mut tail = tail.lock().await;
+    let Some(status) = tail.status.as_mut() else {
+        return reply(
+            &views,
+            Answer::error(500, "the status topic is not served (give --status-topic)"),
+        );
+    };
+    // Recompute from the store's own reader (it may be ahead of the published views).
+    let records = match status.machine().reset_active_topics(&c, &app.tracking) {
+        Ok(fresh) => fresh,
+        Err(_) => records,
+    };
+    let written = status
+        .write(
+            &records,
+            ProduceMode::Plain,
+            true,
+            "Failed to reset the connector's active topics",
+        )
+        .await;
+    let views = tail.views();
+    app.publish(views.clone());
+    match written {
+        Ok(_) => reply(
+            &views,
+            Answer {
+                status: 202,
+                body: None,
+            },
+        ),
+        Err(e) => reply(&views, Answer::error(500, e.to_string())),
+    }
+}

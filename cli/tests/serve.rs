@@ -1,0 +1,494 @@
+//! `connect-state serve` through a real HTTP client (ureq) against the running binary: every
+//! endpoint with Java Connect's shapes, the 404/403/202 answers, the config-offset header, the
+//! seed's curl examples (`GET .../topics`, `PUT .../topics/reset` enabled and disabled), graceful
+//! shutdown, and (with a broker) tailing and a real topic reset.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{json, Value};
+
+fn write_dump(name: &str, records: &[(i32, &str, Option<Value>)]) -> PathBuf {
+    static FILES: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("connect-state-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut next = std::collections::BTreeMap::new();
+    let mut text = String::new();
+    for (partition, key, value) in records {
+        let offset = next.entry(*partition).or_insert(0i64);
+        let line = json!({"partition": partition, "offset": *offset, "key": key,
+                          "payload": value.as_ref().map(Value::to_string)});
+        text.push_str(&format!("{line}\n"));
+        *offset += 1;
+    }
+    let path = dir.join(format!("{}-{name}", FILES.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn status(state: &str, worker: &str, trace: Option<&str>) -> Option<Value> {
+    Some(json!({"state": state, "trace": trace, "worker_id": worker, "generation": 3}))
+}
+
+/// A config topic: `src` (source, 2 tasks), `snk` (sink, inconsistent: 1 of 2 tasks written).
+fn dumps() -> [(&'static str, PathBuf); 3] {
+    let config = write_dump(
+        "config.jsonl",
+        &[
+            (
+                0,
+                "connector-src",
+                Some(
+                    json!({"properties": {"name": "src", "connector.class": "FileStreamSource", "tasks.max": "2"}}),
+                ),
+            ),
+            (0, "task-src-0", Some(json!({"properties": {"file": "a"}}))),
+            (0, "task-src-1", Some(json!({"properties": {"file": "b"}}))),
+            (0, "commit-src", Some(json!({"tasks": 2}))),
+            (
+                0,
+                "connector-snk",
+                Some(json!({"properties": {"name": "snk", "topics": "orders"}})),
+            ),
+            (0, "task-snk-0", Some(json!({"properties": {"t": "0"}}))),
+            (0, "commit-snk", Some(json!({"tasks": 1}))),
+            (0, "task-snk-1", Some(json!({"properties": {"t": "1"}}))),
+            (0, "commit-snk", Some(json!({"tasks": 3}))),
+        ],
+    );
+    let status = write_dump(
+        "status.jsonl",
+        &[
+            (
+                0,
+                "status-connector-src",
+                status("RUNNING", "w1:8083", None),
+            ),
+            (1, "status-task-src-0", status("RUNNING", "w1:8083", None)),
+            (
+                2,
+                "status-task-src-1",
+                status(
+                    "FAILED",
+                    "w2:8083",
+                    Some("java.lang.RuntimeException: boom"),
+                ),
+            ),
+            (
+                3,
+                "status-connector-snk",
+                status("RUNNING", "w2:8083", Some("")),
+            ),
+            (
+                4,
+                "status-topic-orders:connector-snk",
+                Some(
+                    json!({"topic": {"name": "orders", "connector": "snk", "task": 0, "discoverTimestamp": 7}}),
+                ),
+            ),
+            (
+                4,
+                "status-topic-audit:connector-snk",
+                Some(
+                    json!({"topic": {"name": "audit", "connector": "snk", "task": 1, "discoverTimestamp": 8}}),
+                ),
+            ),
+        ],
+    );
+    let offsets = write_dump(
+        "offsets.jsonl",
+        &[(
+            2,
+            r#"["src",{"filename":"a"}]"#,
+            Some(json!({"position": 42})),
+        )],
+    );
+    [("config", config), ("status", status), ("offsets", offsets)]
+}
+
+/// A running server; killed (SIGTERM) on drop.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(args: &[String]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Self { child, base }
+    }
+
+    fn from_dumps(extra: &[&str]) -> Self {
+        let mut args: Vec<String> = dumps()
+            .iter()
+            .flat_map(|(t, p)| ["--from-dump".to_string(), format!("{t}={}", p.display())])
+            .collect();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Self::start(&args)
+    }
+
+    /// `(status, config-offset header, body)`.
+    fn call(&self, method: &str, path: &str) -> (u16, Option<i64>, Option<Value>) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}{path}", self.base);
+        let mut response = match method {
+            "GET" => agent.get(&url).call(),
+            "PUT" => agent.put(&url).send_empty(),
+            "DELETE" => agent.delete(&url).call(),
+            other => panic!("{other}"),
+        }
+        .unwrap();
+        let offset = response
+            .headers()
+            .get("x-connect-state-config-offset")
+            .map(|v| v.to_str().unwrap().parse().unwrap());
+        let text = response.body_mut().read_to_string().unwrap();
+        let body = (!text.is_empty()).then(|| serde_json::from_str(&text).unwrap());
+        (response.status().as_u16(), offset, body)
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        let (status, offset, body) = self.call("GET", path);
+        assert!(offset.is_some(), "{path}: no config offset header");
+        (status, body.unwrap_or(Value::Null))
+    }
+
+    fn stop(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let status = self.child.wait().unwrap();
+        std::mem::forget(self);
+        status
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn not_found(message: &str) -> Value {
+    json!({"error_code": 404, "message": message})
+}
+
+#[test]
+fn every_get_endpoint_answers_with_connects_shapes() {
+    let server = Server::from_dumps(&[]);
+    let (_, offset, _) = server.call("GET", "/connectors");
+    assert_eq!(
+        offset,
+        Some(9),
+        "the header is the config topic's next offset"
+    );
+    assert_eq!(server.get("/connectors"), (200, json!(["snk", "src"])));
+    let src_status = json!({
+        "name": "src",
+        "connector": {"state": "RUNNING", "worker_id": "w1:8083"},
+        "tasks": [
+            {"id": 0, "state": "RUNNING", "worker_id": "w1:8083"},
+            {"id": 1, "state": "FAILED", "trace": "java.lang.RuntimeException: boom", "worker_id": "w2:8083"},
+        ],
+        "type": "source",
+    });
+    let src_info = json!({
+        "name": "src",
+        "config": {"name": "src", "connector.class": "FileStreamSource", "tasks.max": "2"},
+        "tasks": [{"connector": "src", "task": 0}, {"connector": "src", "task": 1}],
+        "type": "source",
+    });
+    assert_eq!(server.get("/connectors/src"), (200, src_info.clone()));
+    assert_eq!(
+        server.get("/connectors/src/status"),
+        (200, src_status.clone())
+    );
+    assert_eq!(
+        server.get("/connectors/src/config"),
+        (
+            200,
+            json!({"name": "src", "connector.class": "FileStreamSource", "tasks.max": "2"})
+        )
+    );
+    assert_eq!(
+        server.get("/connectors/src/tasks"),
+        (
+            200,
+            json!([
+                {"id": {"connector": "src", "task": 0}, "config": {"file": "a"}},
+                {"id": {"connector": "src", "task": 1}, "config": {"file": "b"}},
+            ])
+        )
+    );
+    assert_eq!(
+        server.get("/connectors/src/tasks/1/status"),
+        (
+            200,
+            json!({"id": 1, "state": "FAILED", "trace": "java.lang.RuntimeException: boom", "worker_id": "w2:8083"})
+        )
+    );
+    assert_eq!(
+        server.get("/connectors/src/offsets"),
+        (
+            200,
+            json!({"offsets": [{"partition": {"filename": "a"}, "offset": {"position": 42}}]})
+        )
+    );
+    // The inconsistent sink: no tasks in its info, an empty trace left out of its status; its
+    // task list follows the committed count (3), with null configs where none was applied.
+    let (_, snk) = server.get("/connectors/snk");
+    assert_eq!(
+        (snk["tasks"].clone(), snk["type"].clone()),
+        (json!([]), json!("sink"))
+    );
+    assert_eq!(
+        server.get("/connectors/snk/status").1,
+        json!({"name": "snk", "connector": {"state": "RUNNING", "worker_id": "w2:8083"}, "tasks": [], "type": "sink"})
+    );
+    let (_, tasks) = server.get("/connectors/snk/tasks");
+    assert_eq!(tasks.as_array().unwrap().len(), 3);
+    // Task 0 of the last consistent commit; task 1 was written but its commit was inconsistent,
+    // so it was never applied.
+    assert_eq!(tasks[0]["config"], json!({"t": "0"}));
+    assert_eq!(tasks[1]["config"], Value::Null);
+    assert_eq!(tasks[2]["config"], Value::Null);
+    // ?expand: status and info together, each alone, and an unknown value ignored.
+    let (_, both) = server.get("/connectors?expand=status&expand=info");
+    assert_eq!(both["src"], json!({"status": src_status, "info": src_info}));
+    assert_eq!(
+        server.get("/connectors?expand=info").1["src"],
+        json!({"info": src_info})
+    );
+    assert_eq!(
+        server.get("/connectors?expand=foo").1,
+        json!({"snk": {}, "src": {}})
+    );
+    assert!(
+        server.stop().success(),
+        "SIGTERM shuts the server down cleanly"
+    );
+}
+
+#[test]
+fn unknown_things_get_connects_404_bodies() {
+    let server = Server::from_dumps(&[]);
+    for path in [
+        "/connectors/nope",
+        "/connectors/nope/config",
+        "/connectors/nope/tasks",
+        "/connectors/nope/offsets",
+    ] {
+        assert_eq!(
+            server.get(path),
+            (404, not_found("Connector nope not found")),
+            "{path}"
+        );
+    }
+    assert_eq!(
+        server.get("/connectors/nope/status"),
+        (404, not_found("No status found for connector nope"))
+    );
+    assert_eq!(
+        server.get("/connectors/src/tasks/7/status"),
+        (404, not_found("No status found for task src-7"))
+    );
+    assert_eq!(
+        server.get("/connectors/src/tasks/x/status"),
+        (404, not_found("HTTP 404 Not Found"))
+    );
+    assert_eq!(
+        server.get("/nowhere"),
+        (404, not_found("HTTP 404 Not Found"))
+    );
+    let (status, _, body) = server.call("DELETE", "/connectors");
+    assert_eq!(
+        (status, body),
+        (
+            405,
+            Some(json!({"error_code": 405, "message": "HTTP 405 Method Not Allowed"}))
+        )
+    );
+}
+
+#[test]
+fn topic_tracking_endpoints_follow_the_worker_settings() {
+    // Enabled (the default): GET lists the topics; a read-only server refuses the reset.
+    let server = Server::from_dumps(&[]);
+    assert_eq!(
+        server.get("/connectors/snk/topics"),
+        (200, json!({"snk": {"topics": ["audit", "orders"]}}))
+    );
+    assert_eq!(
+        server.get("/connectors/ghost/topics"),
+        (200, json!({"ghost": {"topics": []}}))
+    );
+    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
+    assert_eq!(status, 403);
+    assert!(body.unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .contains("--allow-writes"));
+    drop(server);
+    // Tracking disabled: both endpoints answer Java's 403.
+    let server = Server::from_dumps(&["--topic-tracking-enable", "false"]);
+    let disabled = json!({"error_code": 403, "message": "Topic tracking is disabled."});
+    assert_eq!(
+        server.get("/connectors/snk/topics"),
+        (403, disabled.clone())
+    );
+    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
+    assert_eq!((status, body), (403, Some(disabled)));
+    drop(server);
+    // Reset disabled: GET works, PUT answers Java's 403.
+    let server = Server::from_dumps(&["--topic-tracking-allow-reset", "false"]);
+    assert_eq!(server.get("/connectors/snk/topics").0, 200);
+    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
+    assert_eq!(
+        (status, body),
+        (
+            403,
+            Some(json!({"error_code": 403, "message": "Topic tracking reset is disabled."}))
+        )
+    );
+}
+
+#[test]
+fn the_demo_cluster_is_served_and_a_reset_is_accepted_with_202() {
+    let server = Server::start(&["--demo".into(), "--allow-writes".into()]);
+    let (status, names) = server.get("/connectors");
+    assert_eq!(status, 200);
+    let names: Vec<String> = serde_json::from_value(names).unwrap();
+    assert_eq!(names.len(), 3);
+    for c in &names {
+        assert_eq!(server.get(&format!("/connectors/{c}/status")).0, 200, "{c}");
+    }
+    let (status, offset, body) =
+        server.call("PUT", &format!("/connectors/{}/topics/reset", names[0]));
+    assert_eq!((status, body), (202, None));
+    assert!(offset.is_some());
+}
+
+#[test]
+fn bad_server_arguments_are_clear_errors() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_connect-state"))
+            .arg("serve")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run(&[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("give exactly one source"));
+    let [(_, config), ..] = dumps();
+    let dump = format!("config={}", config.display());
+    let output = run(&["--from-dump", &dump, "--allow-writes"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("dumps cannot be written"));
+    let output = run(&["--demo", "--listen", "256.0.0.1:1"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// `CONNECT_STATE_TEST_BROKER=127.0.0.1:19092 cargo test -p connect-state-cli -- --ignored`.
+#[test]
+#[ignore = "needs a real broker: set CONNECT_STATE_TEST_BROKER (see .ci/run)"]
+fn serve_tails_a_live_cluster_and_resets_topics_through_kafka() {
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use connect_state_kafka::{KafkaSettings, KafkaTransport};
+    use connect_state_store::{ConfigStore, ProduceMode, Store, StoreSettings, TopicRole};
+    use engine::config::{write, ConfigLog};
+    use engine::status::StatusLog;
+    use engine::ProducerRecord;
+
+    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let (config_topic, status_topic) = (format!("cfg-serve-{nanos}"), format!("st-serve-{nanos}"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
+    let mut config = runtime.block_on(async {
+        let mut config = ConfigStore::new(StoreSettings::new(&config_topic, TopicRole::Config), transport.clone(), ConfigLog::new());
+        config.start().await.unwrap();
+        config.execute(&write::put_connector_config("snk", [("name", Some("snk")), ("topics", Some("orders"))], None), false).await.unwrap();
+        let mut status = Store::new(StoreSettings::new(&status_topic, TopicRole::Status), transport.clone(), StatusLog::new());
+        status.start().await.unwrap();
+        let topic = |name: &str| ProducerRecord {
+            key: format!("status-topic-{name}:connector-snk").into_bytes(),
+            value: Some(json!({"topic": {"name": name, "connector": "snk", "task": 0, "discoverTimestamp": 1}}).to_string().into_bytes()),
+            partition: None,
+        };
+        status.write(&[topic("orders"), topic("audit")], ProduceMode::Plain, true, "seed").await.unwrap();
+        config
+    });
+    let server = Server::start(&[
+        "--bootstrap-servers".into(),
+        broker,
+        "--config-topic".into(),
+        config_topic,
+        "--status-topic".into(),
+        status_topic,
+        "--allow-writes".into(),
+        "--refresh-ms".into(),
+        "200".into(),
+    ]);
+    assert_eq!(
+        server.get("/connectors/snk/topics"),
+        (200, json!({"snk": {"topics": ["audit", "orders"]}}))
+    );
+    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
+    assert_eq!((status, body), (202, None));
+    assert_eq!(
+        server.get("/connectors/snk/topics"),
+        (200, json!({"snk": {"topics": []}}))
+    );
+    // Tailing: a connector created after start shows up, with a newer config offset.
+    let (_, before, _) = server.call("GET", "/connectors");
+    runtime
+        .block_on(config.execute(
+            &write::put_connector_config("late", [("name", Some("late"))], None),
+            false,
+        ))
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, offset, body) = server.call("GET", "/connectors");
+        if body == Some(json!(["late", "snk"])) {
+            assert!(offset > before);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the new connector never showed up: {body:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(server.stop().success());
+}
