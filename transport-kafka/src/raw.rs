@@ -19,22 +19,7 @@ use crate::settings::KafkaSettings;
 /// Fails when the topic does not exist or when `settings.request_timeout` passes without a new
 /// record.
 pub fn count_bytes(settings: &KafkaSettings, topic: &str) -> Result<(u64, u64), KafkaError> {
-    let mut config = settings.client_config();
-    config
-        .set("group.id", "connect-state-raw-reader")
-        .set("enable.auto.commit", "false")
-        .set("enable.auto.offset.store", "false")
-        .set("enable.partition.eof", "true")
-        .set("auto.offset.reset", "earliest")
-        .set("allow.auto.create.topics", "false")
-        .set(
-            "isolation.level",
-            if settings.read_committed {
-                "read_committed"
-            } else {
-                "read_uncommitted"
-            },
-        );
+    let config = settings.reader_config("connect-state-raw-reader");
     let consumer: BaseConsumer = config.create()?;
     let timeout = settings.request_timeout;
     let metadata = consumer.fetch_metadata(Some(topic), timeout)?;

@@ -63,6 +63,29 @@ impl KafkaSettings {
         config.set("bootstrap.servers", &self.bootstrap_servers);
         config
     }
+
+    /// A reader's configuration: manual assignment under `group` (nothing is committed under
+    /// it), positions from the start, end-of-partition events, no topic auto-creation, and the
+    /// isolation level of [`read_committed`](Self::read_committed).
+    pub(crate) fn reader_config(&self, group: &str) -> ClientConfig {
+        let mut config = self.client_config();
+        config
+            .set("group.id", group)
+            .set("enable.auto.commit", "false")
+            .set("enable.auto.offset.store", "false")
+            .set("enable.partition.eof", "true")
+            .set("auto.offset.reset", "earliest")
+            .set("allow.auto.create.topics", "false")
+            .set(
+                "isolation.level",
+                if self.read_committed {
+                    "read_committed"
+                } else {
+                    "read_uncommitted"
+                },
+            );
+        config
+    }
 }
 
 /// Whether a property holds a secret (passwords, keys, tokens) that must never be shown.

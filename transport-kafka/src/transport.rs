@@ -52,23 +52,7 @@ fn is_fenced(error: &KafkaError) -> bool {
 impl KafkaTransport {
     /// Connects the clients (lazily: nothing is contacted until the first call).
     pub fn new(settings: KafkaSettings) -> Result<Self, KafkaError> {
-        let mut consumer = settings.client_config();
-        consumer
-            // `assign` needs a group id; no offsets are committed under it.
-            .set("group.id", "connect-state-reader")
-            .set("enable.auto.commit", "false")
-            .set("enable.auto.offset.store", "false")
-            .set("enable.partition.eof", "true")
-            .set("auto.offset.reset", "earliest")
-            .set("allow.auto.create.topics", "false")
-            .set(
-                "isolation.level",
-                if settings.read_committed {
-                    "read_committed"
-                } else {
-                    "read_uncommitted"
-                },
-            );
+        let consumer = settings.reader_config("connect-state-reader");
         let mut producer = settings.client_config();
         producer
             .set("acks", "all")
