@@ -265,27 +265,35 @@ pub(crate) fn decode<T: DeserializeOwned>(
     Ok(state)
 }
 
+/// How many bytes bincode may claim per payload byte. bincode claims a string's or byte
+/// buffer's length (never more than the payload holds) and every integer's full width, however
+/// short its varint: at most 16 bytes (an `i128`) per encoded byte.
+const CLAIMS_PER_BYTE: usize = 16;
+
 /// Decodes with an allocation limit tied to the payload size.
 ///
 /// bincode allocates a string's buffer from its length prefix before reading it; the limit makes
-/// it refuse a prefix larger than the bucket, so forged lengths cannot allocate more than a small
-/// multiple of the input. (Strings and byte buffers are the only claims bincode's serde path
-/// counts, and they never exceed the payload, so a valid checkpoint always fits its bucket.)
+/// it refuse a prefix larger than the limit, so forged lengths cannot allocate more than a small
+/// multiple of the input. The limit is [`CLAIMS_PER_BYTE`] times the smallest of 2^10, 2^12, ...,
+/// 2^34 at least as large as the payload, which every valid checkpoint fits.
 fn decode_bounded<T: DeserializeOwned>(payload: &[u8]) -> Result<(T, usize), CheckpointError> {
     use bincode::config::standard;
     let len = payload.len();
-    let result = if len <= 1 << 16 {
-        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 16 }>())
-    } else if len <= 1 << 22 {
-        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 22 }>())
-    } else if len <= 1 << 28 {
-        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 28 }>())
-    } else if len <= 1 << 34 {
-        bincode::serde::decode_from_slice(payload, standard().with_limit::<{ 1 << 34 }>())
-    } else {
-        return Err(CheckpointError::Decode(alloc::format!(
-            "payload of {len} bytes is larger than any checkpoint this build writes"
-        )));
-    };
-    result.map_err(|e| CheckpointError::Decode(e.to_string()))
+    macro_rules! buckets {
+        ($($bits:literal)*) => {
+            $(
+                if len <= 1usize << $bits {
+                    return bincode::serde::decode_from_slice(
+                        payload,
+                        standard().with_limit::<{ CLAIMS_PER_BYTE << $bits }>(),
+                    )
+                    .map_err(|e| CheckpointError::Decode(e.to_string()));
+                }
+            )*
+        };
+    }
+    buckets!(10 12 14 16 18 20 22 24 26 28 30 32 34);
+    Err(CheckpointError::Decode(alloc::format!(
+        "payload of {len} bytes is larger than any checkpoint this build writes"
+    )))
 }

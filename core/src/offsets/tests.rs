@@ -475,3 +475,30 @@ fn large_keys_and_listings() {
     assert_eq!(kip875::list(&snap, "d").offsets.len(), 20_000);
     assert_eq!(kip875::list(&snap, "c").offsets.len(), 1);
 }
+
+/// bincode claims every integer's full width, so a checkpoint of many small offsets claims more
+/// bytes than it holds; it must still restore at every size (it once failed just below 64 KiB).
+#[test]
+fn checkpoints_whose_claims_exceed_their_size_restore() {
+    let mut log = OffsetLog::new();
+    let mut tested = 0;
+    for i in 0..6000i64 {
+        let key = alloc::format!("[\"c\",{{\"p\":{i}}}]");
+        log.handle_record(Record {
+            key: Some(key.as_bytes()),
+            value: Some(b"{\"o\":1}"),
+            offset: i,
+            partition: (i % 3) as i32,
+        })
+        .unwrap();
+        if i % 50 == 0 {
+            let bytes = log.checkpoint();
+            if (40_000..=70_000).contains(&bytes.len()) {
+                let restored = OffsetLog::restore(&bytes).unwrap();
+                assert_eq!(restored.snapshot(), log.snapshot(), "{} bytes", bytes.len());
+                tested += 1;
+            }
+        }
+    }
+    assert!(tested > 5, "the sizes around 64 KiB were not reached");
+}
