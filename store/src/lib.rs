@@ -109,7 +109,7 @@ impl StoreSettings {
             partitions: None,
             replication_factor: None,
             topic_configs: BTreeMap::new(),
-            fetch_max_records: 500,
+            fetch_max_records: 5_000,
             write_budget: DEFAULT_WRITE_BUDGET,
         }
     }

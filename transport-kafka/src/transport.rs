@@ -355,6 +355,19 @@ impl Transport for KafkaTransport {
     }
 }
 
+/// Whether the consumer is assigned exactly this partition and positioned at `from`: the next
+/// fetch then goes on without a new assignment, keeping what librdkafka has prefetched.
+fn continues_at(consumer: &BaseConsumer, topic: &str, partition: i32, from: i64) -> bool {
+    let assigned = consumer
+        .assignment()
+        .is_ok_and(|a| a.count() == 1 && a.find_partition(topic, partition).is_some());
+    assigned
+        && consumer.position().is_ok_and(|p| {
+            p.find_partition(topic, partition)
+                .is_some_and(|e| e.offset() == Offset::Offset(from))
+        })
+}
+
 /// Reads one partition from `from`: up to `max` records, stopping at the partition's end.
 /// Records below `from` (a broker resending a batch) are dropped. `next_offset` is the consumer's
 /// position, which moves past transaction markers and compacted gaps.
@@ -366,11 +379,13 @@ fn fetch_blocking(
     max: usize,
     timeout: Duration,
 ) -> Result<FetchedBatch, TransportError> {
-    let mut assignment = TopicPartitionList::new();
-    assignment
-        .add_partition_offset(topic, partition, Offset::Offset(from))
-        .map_err(|e| broker(topic, e))?;
-    consumer.assign(&assignment).map_err(|e| broker(topic, e))?;
+    if !continues_at(consumer, topic, partition, from) {
+        let mut assignment = TopicPartitionList::new();
+        assignment
+            .add_partition_offset(topic, partition, Offset::Offset(from))
+            .map_err(|e| broker(topic, e))?;
+        consumer.assign(&assignment).map_err(|e| broker(topic, e))?;
+    }
     let deadline = Instant::now() + timeout;
     let mut records = Vec::new();
     let mut next = from;
