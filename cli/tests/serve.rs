@@ -492,3 +492,35 @@ fn serve_tails_a_live_cluster_and_resets_topics_through_kafka() {
     }
     assert!(server.stop().success());
 }
+
+#[test]
+fn credentials_from_settings_never_appear_in_output() {
+    let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args([
+            "serve",
+            "--bootstrap-servers",
+            "127.0.0.1:1",
+            "--config-topic",
+            "cfg",
+            "--timeout",
+            "2",
+            "-X",
+            "security.protocol=SASL_PLAINTEXT",
+            "-X",
+            "sasl.mechanism=PLAIN",
+            "-X",
+            "sasl.username=u",
+            "-X",
+            "sasl.password=hunter2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(all.contains("cfg"), "{all}");
+    assert!(!all.contains("hunter2"), "{all}");
+}
