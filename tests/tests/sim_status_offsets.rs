@@ -1297,7 +1297,7 @@ impl OffsetsModel {
                 .collect(),
             sets: s
                 .connectors()
-                .map(|c| (c.to_owned(), s.connector_partitions(c).cloned().collect()))
+                .map(|c| (c.to_owned(), s.connector_partitions(c).collect()))
                 .collect(),
         }
     }
@@ -1516,7 +1516,7 @@ fn check_offsets(out: &OffsetsOutcome) -> Result<(), TestCaseError> {
         &out.log_before_reset,
     )?;
     for (c, records) in &out.resets {
-        let set: BTreeSet<JsonObject> = out.before_reset.connector_partitions(c).cloned().collect();
+        let set: BTreeSet<JsonObject> = out.before_reset.connector_partitions(c).collect();
         let contents: BTreeSet<JsonObject> = records
             .iter()
             .map(|r| parse_offset_key(&r.key).1.expect("a partition"))
@@ -1987,12 +1987,12 @@ fn offsets_hand_written_scenario() {
         let object = |members: &[(&str, JsonValue)]| -> JsonObject {
             members.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
         };
-        let jdbc: Vec<&JsonObject> = snap.connector_partitions("jdbc").collect();
+        let jdbc: Vec<JsonObject> = snap.connector_partitions("jdbc").collect();
         let items_p = object(&[("database", s("db")), ("table", s("items"))]);
         let orders_p = object(&[("database", s("db")), ("table", s("orders"))]);
-        assert_eq!(jdbc, vec![&items_p, &orders_p]);
-        let files: Vec<&JsonObject> = snap.connector_partitions("file-source").collect();
-        assert_eq!(files, vec![&object(&[("filename", s("orders.csv"))])]);
+        assert_eq!(jdbc, vec![items_p.clone(), orders_p.clone()]);
+        let files: Vec<JsonObject> = snap.connector_partitions("file-source").collect();
+        assert_eq!(files, vec![object(&[("filename", s("orders.csv"))])]);
 
         // The listing re-serializes in HashMap order: the `orders` key is not found.
         let listing = serde_json::to_string(&kip875::list(&snap, "jdbc")).unwrap();

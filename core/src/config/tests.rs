@@ -958,7 +958,7 @@ fn corrupt_checkpoints_are_refused() {
         ConfigLog::restore(&version),
         Err(CheckpointError::UnsupportedVersion {
             found: 99,
-            supported: 2
+            supported: crate::checkpoint::FORMAT_VERSION
         })
     ));
     let mut magic = bytes.clone();

@@ -65,11 +65,9 @@ impl Serialize for Partitions<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
         for connector in self.0.connectors() {
-            let list: alloc::vec::Vec<ObjectJson<'_>> = self
-                .0
-                .connector_partitions(connector)
-                .map(ObjectJson)
-                .collect();
+            let partitions: alloc::vec::Vec<JsonObject> =
+                self.0.connector_partitions(connector).collect();
+            let list: alloc::vec::Vec<ObjectJson<'_>> = partitions.iter().map(ObjectJson).collect();
             map.serialize_entry(connector, &list)?;
         }
         map.end()

@@ -14,6 +14,7 @@ mod ordered;
 mod partition_key;
 mod writer;
 
+use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -47,7 +48,56 @@ pub struct StoredOffset {
 /// The known source partitions of one connector (Java: `Set<Map<String, Object>>`, compared with
 /// `Map.equals`), each with the member order of the key that first added it, which decides the
 /// Java `HashMap` order it is serialized in again.
-type PartitionSet = BTreeMap<JsonObject, Vec<String>>;
+///
+/// Stored compactly, since a topic can hold millions: a partition is its
+/// [`CompactPartition`] encoding (equal maps have equal bytes), its member order a permutation
+/// of the sorted member names (empty when the key had them sorted).
+type PartitionSet = BTreeMap<CompactPartition, Box<[u32]>>;
+
+/// A source partition map as bytes: its bincode encoding, members sorted by name. The encoding
+/// is deterministic and exact (doubles by their bits), so two maps are equal exactly when their
+/// encodings are.
+type CompactPartition = Box<[u8]>;
+
+fn compact_partition(partition: &JsonObject) -> CompactPartition {
+    // A map of strings, numbers, booleans, lists and maps: bincode cannot fail on it.
+    bincode::serde::encode_to_vec(partition, bincode::config::standard())
+        .unwrap_or_default()
+        .into_boxed_slice()
+}
+
+fn expand_partition(bytes: &[u8]) -> Option<JsonObject> {
+    bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .ok()
+        .map(|(partition, _)| partition)
+}
+
+/// The permutation taking the sorted member names of `partition` to `names`, or an empty one
+/// when they are sorted already (or are not the map's names, which the key scanner reports
+/// only for keys it could not scan: sorted order is then the fallback, as before).
+fn member_permutation(partition: &JsonObject, names: &[String]) -> Box<[u32]> {
+    let sorted: Vec<&String> = partition.keys().collect();
+    if names.len() != sorted.len() || names.iter().zip(&sorted).all(|(a, b)| a == *b) {
+        return Box::default();
+    }
+    names
+        .iter()
+        .map(|n| sorted.iter().position(|s| *s == n).map(|i| i as u32))
+        .collect::<Option<Box<[u32]>>>()
+        .unwrap_or_default()
+}
+
+/// The member names of `partition` in the order `permutation` records.
+fn names_in_order<'a>(partition: &'a JsonObject, permutation: &[u32]) -> Vec<&'a str> {
+    let sorted: Vec<&'a str> = partition.keys().map(String::as_str).collect();
+    if permutation.len() != sorted.len() {
+        return sorted;
+    }
+    permutation
+        .iter()
+        .map(|&i| sorted.get(i as usize).copied().unwrap_or_default())
+        .collect()
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Tables {
@@ -200,10 +250,12 @@ impl OffsetLog {
             KeyShape::Partition(key) => {
                 let sets = Arc::make_mut(&mut self.state.tables.connector_partitions);
                 let set = Arc::make_mut(sets.entry(key.connector).or_default());
+                let compact = compact_partition(&key.partition);
                 if record.value.is_some() {
-                    set.entry(key.partition).or_insert(key.member_order);
+                    set.entry(compact)
+                        .or_insert_with(|| member_permutation(&key.partition, &key.member_order));
                 } else {
-                    set.remove(&key.partition);
+                    set.remove(&compact);
                 }
             }
             KeyShape::NullPartition => self.state.diagnostics.null_partition_keys += 1,
@@ -307,26 +359,34 @@ impl OffsetSnapshot {
     }
 
     /// Java's `connectorPartitions(name)`: the connector's known partitions, sorted.
-    pub fn connector_partitions(&self, connector: &str) -> impl Iterator<Item = &JsonObject> + '_ {
-        self.0
-            .connector_partitions
-            .get(connector)
-            .into_iter()
-            .flat_map(|set| set.keys())
+    pub fn connector_partitions(&self, connector: &str) -> impl Iterator<Item = JsonObject> {
+        let mut partitions: Vec<JsonObject> = self
+            .tracked(connector)
+            .map(|(partition, _)| partition)
+            .collect();
+        partitions.sort_unstable();
+        partitions.into_iter()
     }
 
-    /// The connector's partitions as Java re-serializes them (in `HashMap` order).
+    /// The connector's partitions as Java re-serializes them (in `HashMap` order), sorted by
+    /// content.
     pub fn connector_partitions_java_order(&self, connector: &str) -> Vec<OrderedMap> {
+        let mut tracked: Vec<(JsonObject, &[u32])> = self.tracked(connector).collect();
+        tracked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        tracked
+            .iter()
+            .map(|(p, permutation)| OrderedMap::java_hash_map(p, &names_in_order(p, permutation)))
+            .collect()
+    }
+
+    /// The connector's tracked partitions, expanded, in storage order.
+    fn tracked(&self, connector: &str) -> impl Iterator<Item = (JsonObject, &[u32])> + '_ {
         self.0
             .connector_partitions
             .get(connector)
             .into_iter()
             .flat_map(|set| set.iter())
-            .map(|(p, order)| {
-                let names: Vec<&str> = order.iter().map(String::as_str).collect();
-                OrderedMap::java_hash_map(p, &names)
-            })
-            .collect()
+            .filter_map(|(p, permutation)| Some((expand_partition(p)?, &**permutation)))
     }
 
     /// `OffsetStorageReader.offset(partition)` for `connector` (KIP-131): `None` when nothing is

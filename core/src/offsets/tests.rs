@@ -64,7 +64,7 @@ fn latest_value_per_exact_key_bytes_and_tombstones_remove() {
     assert_eq!((stored.partition, stored.offset), (3, 1));
     assert_eq!(stored.value, br#"{"pos":20}"#);
     assert_eq!(snap.get(Some(br#"["c1",{"f":"b"}]"#)), None);
-    let partitions: Vec<_> = snap.connector_partitions("c1").cloned().collect();
+    let partitions: Vec<_> = snap.connector_partitions("c1").collect();
     assert_eq!(partitions, [obj(&[("f", s("a"))])]);
 }
 
