@@ -301,7 +301,11 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                         &self.settings.topic,
                         partition,
                         position,
-                        self.settings.fetch_max_records,
+                        // No more than the offsets left: a transport can then stop at the end
+                        // without waiting to be told it is there.
+                        usize::try_from(end - position)
+                            .unwrap_or(usize::MAX)
+                            .min(self.settings.fetch_max_records),
                     )
                     .await?;
                 for record in &batch.records {

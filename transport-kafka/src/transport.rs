@@ -30,7 +30,8 @@ const POLL_SLICE: Duration = Duration::from_millis(100);
 pub struct KafkaTransport {
     settings: KafkaSettings,
     consumer: Arc<Mutex<BaseConsumer>>,
-    producer: FutureProducer,
+    /// The plain producer, created on the first plain write (readers never pay for it).
+    producer: std::sync::OnceLock<FutureProducer>,
     transactional: tokio::sync::Mutex<Option<FutureProducer>>,
     admin: AdminClient<DefaultClientContext>,
 }
@@ -53,23 +54,34 @@ impl KafkaTransport {
     /// Connects the clients (lazily: nothing is contacted until the first call).
     pub fn new(settings: KafkaSettings) -> Result<Self, KafkaError> {
         let consumer = settings.reader_config("connect-state-reader");
-        let mut producer = settings.client_config();
-        producer
+        Ok(Self {
+            consumer: Arc::new(Mutex::new(consumer.create()?)),
+            producer: std::sync::OnceLock::new(),
+            transactional: tokio::sync::Mutex::new(None),
+            admin: settings.client_config().create()?,
+            settings,
+        })
+    }
+
+    /// The plain producer (`acks=all`, Java's murmur2 partitioner, no idempotence, one request
+    /// in flight), created on first use.
+    fn plain_producer(&self, topic: &str) -> Result<&FutureProducer, TransportError> {
+        if let Some(producer) = self.producer.get() {
+            return Ok(producer);
+        }
+        let mut config = self.settings.client_config();
+        config
             .set("acks", "all")
             .set("partitioner", "murmur2_random")
             .set("enable.idempotence", "false")
             .set("max.in.flight.requests.per.connection", "1")
             .set(
                 "message.timeout.ms",
-                settings.request_timeout.as_millis().to_string(),
+                self.settings.request_timeout.as_millis().to_string(),
             );
-        Ok(Self {
-            consumer: Arc::new(Mutex::new(consumer.create()?)),
-            producer: producer.create()?,
-            transactional: tokio::sync::Mutex::new(None),
-            admin: settings.client_config().create()?,
-            settings,
-        })
+        let producer: FutureProducer = config.create().map_err(|e| broker(topic, e))?;
+        // A concurrent first write may have set one already; either is fine.
+        Ok(self.producer.get_or_init(|| producer))
     }
 
     /// The settings.
@@ -339,7 +351,7 @@ impl Transport for KafkaTransport {
         match mode {
             ProduceMode::Transactional => self.produce_transactional(topic, records).await,
             ProduceMode::Plain => Self::send_all(
-                &self.producer,
+                self.plain_producer(topic)?,
                 topic,
                 records,
                 self.settings.request_timeout,
