@@ -183,25 +183,16 @@ fn config_checks(report: &mut Report, read: &TopicRead<ConfigLog>) {
         if !snapshot.is_inconsistent(c) {
             continue;
         }
-        let listed: Vec<String> = why.missing_tasks.iter().map(i32::to_string).collect();
-        let more = why
-            .missing_count
-            .saturating_sub(why.missing_tasks.len() as u64);
         report.findings.push(Finding {
             check: "inconsistent-connector",
             connector: Some(c.into()),
             summary: format!(
                 "connector '{c}' is inconsistent: the commit at offset {} announced {} task(s), \
-                 but task id(s) {}{} have no task record since the previous commit, so Connect \
+                 but task id(s) {} have no task record since the previous commit, so Connect \
                  runs none of its tasks",
                 why.commit_offset,
                 why.task_count,
-                listed.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
+                crate::view::missing_task_ids(why),
             ),
             evidence: vec![at("config", format!("commit-{c}"), (0, why.commit_offset))],
             hint: format!(

@@ -82,6 +82,20 @@ impl View for OffsetLog {
     }
 }
 
+/// The missing task ids of an inconsistency, as text: `1, 2` or `1, 2, ... and 36 more` when
+/// the diagnostics list only the first ones.
+pub(crate) fn missing_task_ids(why: &engine::config::Inconsistency) -> String {
+    let listed: Vec<String> = why.missing_tasks.iter().map(i32::to_string).collect();
+    let more = why
+        .missing_count
+        .saturating_sub(why.missing_tasks.len() as u64);
+    if more > 0 {
+        format!("{} and {more} more", listed.join(", "))
+    } else {
+        listed.join(", ")
+    }
+}
+
 /// The human view of a config snapshot and its diagnostics.
 fn config_table(log: &ConfigLog) -> String {
     let snap = &log.snapshot();
@@ -138,21 +152,12 @@ fn config_table(log: &ConfigLog) -> String {
     if !inconsistencies.is_empty() {
         out.push_str("\nInconsistent connectors (task configs must be rewritten by the leader):\n");
         for (c, why) in inconsistencies {
-            let listed: Vec<String> = why.missing_tasks.iter().map(i32::to_string).collect();
-            let more = why
-                .missing_count
-                .saturating_sub(why.missing_tasks.len() as u64);
             let _ = writeln!(
                 out,
-                "  {c}: commit at offset {} announced {} task(s); missing task ids {}{}{}",
+                "  {c}: commit at offset {} announced {} task(s); missing task ids {}{}",
                 why.commit_offset,
                 why.task_count,
-                listed.join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                },
+                missing_task_ids(why),
                 if snap.contains(c) {
                     ""
                 } else {
