@@ -25,62 +25,60 @@ pub trait View: TopicMachine + Default {
     fn skips(&self) -> Skips;
 }
 
-impl View for ConfigLog {
-    fn snapshot_json(&self) -> Result<Value, serde_json::Error> {
-        serde_json::to_value(SnapshotJson(&self.snapshot()))
-    }
-    fn event_json(event: &Self::Event) -> Result<Value, serde_json::Error> {
-        serde_json::to_value(EventJson(event))
-    }
-    fn table(&self) -> String {
-        config_table(self)
-    }
-    fn skips(&self) -> Skips {
-        self.diagnostics()
+/// Implements [`View`] for a machine from its snapshot and event JSON views, its table and how
+/// its skip counters read.
+macro_rules! view {
+    ($machine:ty, $snapshot_json:ident, $event_json:ident, $table:path, $skips:expr) => {
+        impl View for $machine {
+            fn snapshot_json(&self) -> Result<Value, serde_json::Error> {
+                serde_json::to_value($snapshot_json(&self.snapshot()))
+            }
+            fn event_json(event: &Self::Event) -> Result<Value, serde_json::Error> {
+                serde_json::to_value($event_json(event))
+            }
+            fn table(&self) -> String {
+                $table(self)
+            }
+            fn skips(&self) -> Skips {
+                let skips: fn(&Self) -> Skips = $skips;
+                skips(self)
+            }
+        }
+    };
+}
+
+view!(ConfigLog, SnapshotJson, EventJson, config_table, |log| {
+    log.diagnostics()
+        .skipped()
+        .iter()
+        .map(|(k, n)| (k.as_str(), n))
+        .collect()
+});
+view!(
+    StatusLog,
+    StatusSnapshotJson,
+    StatusEventJson,
+    status_table,
+    |log| {
+        log.diagnostics()
             .skipped()
             .iter()
             .map(|(k, n)| (k.as_str(), n))
             .collect()
     }
-}
-
-impl View for StatusLog {
-    fn snapshot_json(&self) -> Result<Value, serde_json::Error> {
-        serde_json::to_value(StatusSnapshotJson(&self.snapshot()))
-    }
-    fn event_json(event: &Self::Event) -> Result<Value, serde_json::Error> {
-        serde_json::to_value(StatusEventJson(event))
-    }
-    fn table(&self) -> String {
-        status_table(self)
-    }
-    fn skips(&self) -> Skips {
-        self.diagnostics()
-            .skipped()
-            .iter()
-            .map(|(k, n)| (k.as_str(), n))
-            .collect()
-    }
-}
-
-impl View for OffsetLog {
-    fn snapshot_json(&self) -> Result<Value, serde_json::Error> {
-        serde_json::to_value(OffsetSnapshotJson(&self.snapshot()))
-    }
-    fn event_json(event: &Self::Event) -> Result<Value, serde_json::Error> {
-        serde_json::to_value(OffsetEventJson(event))
-    }
-    fn table(&self) -> String {
-        offsets_table(self)
-    }
-    fn skips(&self) -> Skips {
-        let d = self.diagnostics();
-        [("duplicate", d.duplicates())]
+);
+view!(
+    OffsetLog,
+    OffsetSnapshotJson,
+    OffsetEventJson,
+    offsets_table,
+    |log| {
+        [("duplicate", log.diagnostics().duplicates())]
             .into_iter()
             .filter(|(_, n)| *n > 0)
             .collect()
     }
-}
+);
 
 /// The missing task ids of an inconsistency, as text: `1, 2` or `1, 2, ... and 36 more` when
 /// the diagnostics list only the first ones.

@@ -1,5 +1,7 @@
 //! End-to-end tests of the `connect-state` binary.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -231,15 +233,11 @@ fn inspect_end_to_end_against_a_real_broker() {
     use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
     use engine::config::{write, ConfigLog, SnapshotJson};
 
-    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
+    let broker = common::broker();
     let (config, status, offsets) = (
-        format!("cfg-{nanos}"),
-        format!("st-{nanos}"),
-        format!("off-{nanos}"),
+        common::unique_topic("cfg"),
+        common::unique_topic("st"),
+        common::unique_topic("off"),
     );
     let inspect = |extra: &[&str]| {
         let mut args = vec![
@@ -272,10 +270,7 @@ fn inspect_end_to_end_against_a_real_broker() {
     assert_eq!(empty["status"]["connectors"], serde_json::json!({}));
     assert_eq!(empty["offsets"]["entries"], serde_json::json!([]));
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
+    let runtime = common::runtime();
     let expected = runtime.block_on(async {
         let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
         let mut writer = ConfigStore::new(

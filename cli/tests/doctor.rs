@@ -1,30 +1,13 @@
 //! `connect-state doctor` end to end on dumps: every check that dumps can trigger, the evidence
 //! offsets, exit codes, and the JSON report.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::{dump, from_dumps};
 use serde_json::{json, Value};
-
-/// Writes kcat lines for `(partition, key, value)` records (offsets per partition in order).
-fn dump(name: &str, records: &[(i32, &str, Option<Value>)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("connect-state-doctor-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut next = std::collections::BTreeMap::new();
-    let mut text = String::new();
-    for (partition, key, value) in records {
-        let offset = next.entry(*partition).or_insert(0i64);
-        let line = json!({"partition": partition, "offset": *offset, "key": key,
-                          "payload": value.as_ref().map(Value::to_string)});
-        text.push_str(&format!("{line}\n"));
-        *offset += 1;
-    }
-    static FILES: AtomicUsize = AtomicUsize::new(0);
-    let path = dir.join(format!("{}-{name}", FILES.fetch_add(1, Ordering::Relaxed)));
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 fn doctor(args: &[String]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_connect-state"))
@@ -32,18 +15,6 @@ fn doctor(args: &[String]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn from_dumps(dumps: &[(&str, &PathBuf)]) -> Vec<String> {
-    dumps
-        .iter()
-        .flat_map(|(topic, path)| {
-            [
-                "--from-dump".to_string(),
-                format!("{topic}={}", path.display()),
-            ]
-        })
-        .collect()
 }
 
 fn status(state: &str) -> Option<Value> {
@@ -285,16 +256,9 @@ fn doctor_reads_a_live_cluster_and_reports_layout_and_inconsistency() {
     use connect_state_store::{NewTopic, ProduceMode, Transport};
     use engine::ProducerRecord;
 
-    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let topic = format!("cfg-doctor-{nanos}");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
+    let broker = common::broker();
+    let topic = common::unique_topic("cfg-doctor");
+    let runtime = common::runtime();
     runtime.block_on(async {
         let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
         // A config topic as a careless operator makes it: delete policy, two partitions.

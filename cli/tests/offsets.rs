@@ -1,33 +1,13 @@
 //! `connect-state offsets export|reset|import` end to end: dry runs on dumps (the exact records,
 //! routed to where each key lives), Java's precondition, and `--execute` against a real broker.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::{dump, write_file};
 use serde_json::{json, Value};
-
-fn write_file(name: &str, text: &str) -> PathBuf {
-    static FILES: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("connect-state-offsets-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{}-{name}", FILES.fetch_add(1, Ordering::Relaxed)));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// A kcat dump of `(partition, offset, key, value)` records.
-fn dump(name: &str, records: &[(i32, i64, &str, Option<Value>)]) -> PathBuf {
-    let text: String = records
-        .iter()
-        .map(|(p, o, k, v)| {
-            json!({"partition": p, "offset": o, "key": k, "payload": v.as_ref().map(Value::to_string)})
-                .to_string()
-                + "\n"
-        })
-        .collect();
-    write_file(name, &text)
-}
 
 fn connect_state(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_connect-state"))
@@ -46,17 +26,15 @@ fn config(state: &str, tasks: i64) -> PathBuf {
         &[
             (
                 0,
-                0,
                 "connector-src",
                 Some(json!({"properties": {"name": "src"}})),
             ),
             (
                 0,
-                1,
                 "target-state-src",
                 Some(json!({"state": "PAUSED", "state.v2": state})),
             ),
-            (0, 2, "commit-src", Some(json!({"tasks": tasks}))),
+            (0, "commit-src", Some(json!({"tasks": tasks}))),
         ],
     )
 }
@@ -66,9 +44,9 @@ fn offsets() -> PathBuf {
         "offsets.jsonl",
         &[
             // Stored on partitions a murmur2 writer would not pick: tombstones must follow them.
-            (3, 0, r#"["src",{"file":"a"}]"#, Some(json!({"pos": 3}))),
-            (1, 0, r#"["src",{"file":"b"}]"#, Some(json!({"pos": 4}))),
-            (1, 1, r#"["other",{"file":"b"}]"#, Some(json!({"pos": 5}))),
+            (3, r#"["src",{"file":"a"}]"#, Some(json!({"pos": 3}))),
+            (1, r#"["src",{"file":"b"}]"#, Some(json!({"pos": 4}))),
+            (1, r#"["other",{"file":"b"}]"#, Some(json!({"pos": 5}))),
         ],
     )
 }
@@ -277,16 +255,10 @@ fn reset_and_import_execute_against_a_real_broker() {
     use engine::offsets::OffsetLog;
     use engine::ProducerRecord;
 
-    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let (config_topic, offsets_topic) = (format!("cfg-off-{nanos}"), format!("off-{nanos}"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
+    let broker = common::broker();
+    let (config_topic, offsets_topic) =
+        (common::unique_topic("cfg-off"), common::unique_topic("off"));
+    let runtime = common::runtime();
     let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
     let read_offsets = || {
         runtime.block_on(async {

@@ -3,30 +3,14 @@
 //! seed's curl examples (`GET .../topics`, `PUT .../topics/reset` enabled and disabled), graceful
 //! shutdown, and (with a broker) tailing and a real topic reset.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::dump;
 use serde_json::{json, Value};
-
-fn write_dump(name: &str, records: &[(i32, &str, Option<Value>)]) -> PathBuf {
-    static FILES: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!("connect-state-serve-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut next = std::collections::BTreeMap::new();
-    let mut text = String::new();
-    for (partition, key, value) in records {
-        let offset = next.entry(*partition).or_insert(0i64);
-        let line = json!({"partition": partition, "offset": *offset, "key": key,
-                          "payload": value.as_ref().map(Value::to_string)});
-        text.push_str(&format!("{line}\n"));
-        *offset += 1;
-    }
-    let path = dir.join(format!("{}-{name}", FILES.fetch_add(1, Ordering::Relaxed)));
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 fn status(state: &str, worker: &str, trace: Option<&str>) -> Option<Value> {
     Some(json!({"state": state, "trace": trace, "worker_id": worker, "generation": 3}))
@@ -34,7 +18,7 @@ fn status(state: &str, worker: &str, trace: Option<&str>) -> Option<Value> {
 
 /// A config topic: `src` (source, 2 tasks), `snk` (sink, inconsistent: 1 of 2 tasks written).
 fn dumps() -> [(&'static str, PathBuf); 3] {
-    let config = write_dump(
+    let config = dump(
         "config.jsonl",
         &[
             (
@@ -58,7 +42,7 @@ fn dumps() -> [(&'static str, PathBuf); 3] {
             (0, "commit-snk", Some(json!({"tasks": 3}))),
         ],
     );
-    let status = write_dump(
+    let status = dump(
         "status.jsonl",
         &[
             (
@@ -97,7 +81,7 @@ fn dumps() -> [(&'static str, PathBuf); 3] {
             ),
         ],
     );
-    let offsets = write_dump(
+    let offsets = dump(
         "offsets.jsonl",
         &[(
             2,
@@ -423,16 +407,12 @@ fn serve_tails_a_live_cluster_and_resets_topics_through_kafka() {
     use engine::status::StatusLog;
     use engine::ProducerRecord;
 
-    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let (config_topic, status_topic) = (format!("cfg-serve-{nanos}"), format!("st-serve-{nanos}"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap();
+    let broker = common::broker();
+    let (config_topic, status_topic) = (
+        common::unique_topic("cfg-serve"),
+        common::unique_topic("st-serve"),
+    );
+    let runtime = common::runtime();
     let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
     let mut config = runtime.block_on(async {
         let mut config = ConfigStore::new(StoreSettings::new(&config_topic, TopicRole::Config), transport.clone(), ConfigLog::new());

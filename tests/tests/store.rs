@@ -130,11 +130,16 @@ fn java_refuses_bad_topics_with_its_messages() {
     });
 }
 
-/// A transport whose produce never completes and whose topic is empty.
-struct Hanging;
+/// A one-partition compacted topic that never yields a record: its end offset is `end` (a fetch
+/// never moves from where it was asked to start), and a produce either never completes or
+/// succeeds without writing.
+struct Frozen {
+    end: i64,
+    produce_hangs: bool,
+}
 
 #[async_trait]
-impl Transport for Hanging {
+impl Transport for Frozen {
     async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
         Ok(Some(TopicDescription {
             partitions: 1,
@@ -145,7 +150,7 @@ impl Transport for Hanging {
         Ok(())
     }
     async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
-        Ok(BTreeMap::from([(0, 0)]))
+        Ok(BTreeMap::from([(0, self.end)]))
     }
     async fn fetch(
         &self,
@@ -165,7 +170,10 @@ impl Transport for Hanging {
         _: &[ProducerRecord],
         _: ProduceMode,
     ) -> Result<Vec<(i32, i64)>, TransportError> {
-        std::future::pending().await
+        if self.produce_hangs {
+            std::future::pending::<()>().await;
+        }
+        Ok(Vec::new())
     }
 }
 
@@ -174,7 +182,14 @@ fn a_write_that_outlives_its_budget_fails_with_javas_message() {
     runtime().block_on(async {
         let mut settings = StoreSettings::new("cfg", TopicRole::Config);
         settings.write_budget = Duration::from_millis(20);
-        let mut store = ConfigStore::new(settings, Arc::new(Hanging), ConfigLog::new());
+        let mut store = ConfigStore::new(
+            settings,
+            Arc::new(Frozen {
+                end: 0,
+                produce_hangs: true,
+            }),
+            ConfigLog::new(),
+        );
         store.start().await.unwrap();
         let plan = write::put_task_configs("c", [vec![("k", Some("v"))]]);
         let error = store.execute(&plan, false).await.unwrap_err();
@@ -188,45 +203,15 @@ fn a_write_that_outlives_its_budget_fails_with_javas_message() {
     });
 }
 
-/// A transport whose fetches never move: the store reports it instead of spinning.
-struct Stuck;
-
-#[async_trait]
-impl Transport for Stuck {
-    async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
-        Hanging.describe_topic("").await
-    }
-    async fn create_topic(&self, _: &NewTopic) -> Result<(), TransportError> {
-        Ok(())
-    }
-    async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
-        Ok(BTreeMap::from([(0, 5)]))
-    }
-    async fn fetch(
-        &self,
-        _: &str,
-        _: i32,
-        from: i64,
-        _: usize,
-    ) -> Result<FetchedBatch, TransportError> {
-        Hanging.fetch("", 0, from, 1).await
-    }
-    async fn produce(
-        &self,
-        _: &str,
-        _: &[ProducerRecord],
-        _: ProduceMode,
-    ) -> Result<Vec<(i32, i64)>, TransportError> {
-        Ok(Vec::new())
-    }
-}
-
 #[test]
 fn a_partition_that_does_not_progress_is_an_error_not_a_hang() {
     runtime().block_on(async {
         let mut store = ConfigStore::new(
             StoreSettings::new("cfg", TopicRole::Config),
-            Arc::new(Stuck),
+            Arc::new(Frozen {
+                end: 5,
+                produce_hangs: false,
+            }),
             ConfigLog::new(),
         );
         let error = store.start().await.unwrap_err();
