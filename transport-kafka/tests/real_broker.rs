@@ -44,35 +44,29 @@ fn unique(prefix: &str) -> String {
     format!("{prefix}-{nanos}")
 }
 
+/// A store of `topic` in `role`, started (the topic created as Connect creates it).
+async fn started<M: engine::TopicMachine + Default>(
+    transport: &Arc<KafkaTransport>,
+    topic: &str,
+    role: TopicRole,
+) -> Store<M, KafkaTransport> {
+    let mut store = Store::new(
+        StoreSettings::new(topic, role),
+        transport.clone(),
+        M::default(),
+    );
+    store.start().await.unwrap();
+    store
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs a real broker: set CONNECT_STATE_TEST_BROKER (see .ci/run)"]
 async fn topics_are_created_and_validated_through_the_admin_api() {
     let transport = transport();
     let (config, status, offsets) = (unique("cfg"), unique("status"), unique("offsets"));
-    ConfigStore::new(
-        StoreSettings::new(&config, TopicRole::Config),
-        transport.clone(),
-        ConfigLog::new(),
-    )
-    .start()
-    .await
-    .unwrap();
-    Store::new(
-        StoreSettings::new(&status, TopicRole::Status),
-        transport.clone(),
-        StatusLog::new(),
-    )
-    .start()
-    .await
-    .unwrap();
-    Store::new(
-        StoreSettings::new(&offsets, TopicRole::Offsets),
-        transport.clone(),
-        OffsetLog::new(),
-    )
-    .start()
-    .await
-    .unwrap();
+    started::<ConfigLog>(&transport, &config, TopicRole::Config).await;
+    started::<StatusLog>(&transport, &status, TopicRole::Status).await;
+    started::<OffsetLog>(&transport, &offsets, TopicRole::Offsets).await;
     for (topic, partitions) in [(&config, 1), (&status, 5), (&offsets, 25)] {
         let description = transport.describe_topic(topic).await.unwrap().unwrap();
         assert_eq!(description.partitions, partitions, "{topic}");
