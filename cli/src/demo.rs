@@ -769,9 +769,7 @@ fn record_counts(cluster: &Mutex<MemoryCluster>, topic: &str) -> (usize, i64, i3
 }
 
 fn tell(seed: u64) -> Result<Story, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
+    let runtime = crate::runtime()?;
     runtime.block_on(story(seed))
 }
 

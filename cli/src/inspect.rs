@@ -49,14 +49,9 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
         ));
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
+    let runtime = crate::runtime()?;
     runtime.block_on(async {
-        let transport = Arc::new(
-            KafkaTransport::new(args.kafka.clone())
-                .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))?,
-        );
+        let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
         let mut doc = serde_json::Map::new();
         let mut tables = String::new();
         if let Some(topic) = &args.config_topic {

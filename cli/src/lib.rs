@@ -276,6 +276,22 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
     Ok(Exit::Success)
 }
 
+/// A current-thread runtime (timers and sockets) for one command.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+/// The Kafka clients for `settings` (nothing is contacted yet).
+#[cfg(feature = "kafka")]
+pub(crate) fn kafka_transport(
+    settings: connect_state_kafka::KafkaSettings,
+) -> Result<connect_state_kafka::KafkaTransport, CliError> {
+    connect_state_kafka::KafkaTransport::new(settings)
+        .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))
+}
+
 /// Runs a command that writes to stdout and may report findings.
 fn with_stdout(
     command: impl FnOnce(&mut dyn Write) -> Result<Exit, CliError>,

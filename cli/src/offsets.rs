@@ -217,15 +217,11 @@ fn execute(_: &SourceArgs, _: &str, _: &[ProducerRecord]) -> Result<(), CliError
 /// Writes the records with plain sends (as Java's offset writes outside exactly-once).
 #[cfg(feature = "kafka")]
 fn execute(source: &SourceArgs, topic: &str, records: &[ProducerRecord]) -> Result<(), CliError> {
-    use connect_state_kafka::KafkaTransport;
     use connect_state_store::{ProduceMode, Transport};
 
     let servers = source.live.bootstrap_servers.as_deref().unwrap_or_default();
-    let transport = KafkaTransport::new(source.live.kafka_settings(servers))
-        .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
+    let transport = crate::kafka_transport(source.live.kafka_settings(servers))?;
+    let runtime = crate::runtime()?;
     runtime
         .block_on(transport.produce(topic, records, ProduceMode::Plain))
         .map(|_| ())

@@ -180,9 +180,7 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         true => Some(crate::demo::demo_cluster(args.seed)?),
         false => None,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let runtime = crate::runtime()?;
     runtime.block_on(async {
         let (views, tail) = if let Some(demo) = demo {
             let transport: Arc<DynTransport> =
@@ -250,10 +248,8 @@ async fn start_live(source: &SourceArgs) -> Result<Tail, CliError> {
     let config = live.config_topic.clone().ok_or_else(|| {
         CliError::Input("serve needs the config topic: add --config-topic NAME".into())
     })?;
-    let transport: Arc<DynTransport> = Arc::new(
-        connect_state_kafka::KafkaTransport::new(live.kafka_settings(servers))
-            .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))?,
-    );
+    let transport: Arc<DynTransport> =
+        Arc::new(crate::kafka_transport(live.kafka_settings(servers))?);
     Tail::start(
         transport,
         config,

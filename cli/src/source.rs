@@ -270,7 +270,6 @@ impl SourceArgs {
     fn load_live(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
         use std::sync::Arc;
 
-        use connect_state_kafka::KafkaTransport;
         use connect_state_store::TopicRole;
 
         let live = &self.live;
@@ -285,15 +284,9 @@ impl SourceArgs {
                 "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
             ));
         }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_time()
-            .build()?;
+        let runtime = crate::runtime()?;
         runtime.block_on(async {
-            let transport = Arc::new(
-                KafkaTransport::new(live.kafka_settings(servers)).map_err(|e| {
-                    CliError::Input(format!("cannot create the Kafka clients: {e}"))
-                })?,
-            );
+            let transport = Arc::new(crate::kafka_transport(live.kafka_settings(servers))?);
             let mut topics = Topics::default();
             for topic in named {
                 let name = live.topic(topic).cloned().unwrap_or_default();
