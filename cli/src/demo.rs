@@ -440,8 +440,7 @@ fn batches(snapshot: &ConfigSnapshot, connector: &str) -> Vec<String> {
         .map(|id| {
             snapshot
                 .task_config(id)
-                .and_then(|p| p.get("demo.batch"))
-                .and_then(JsonValue::as_str)
+                .and_then(|p| p.get_str("demo.batch"))
                 .unwrap_or("?")
                 .to_string()
         })

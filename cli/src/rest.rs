@@ -3,7 +3,6 @@
 //! `serve` puts them behind HTTP; tests call them directly too.
 
 use engine::config::{ConfigSnapshot, Properties, TaskId};
-use engine::json::Natural;
 use engine::offsets::{kip875, OffsetSnapshot};
 use engine::status::{Status, StatusLog, TopicTracking};
 use serde_json::{json, Map, Value};
@@ -64,12 +63,7 @@ fn config_json(config: &Properties) -> Value {
     Value::Object(
         config
             .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    serde_json::to_value(Natural(v)).unwrap_or(Value::Null),
-                )
-            })
+            .map(|(k, v)| (k.to_owned(), serde_json::to_value(v).unwrap_or(Value::Null)))
             .collect(),
     )
 }

@@ -9,7 +9,6 @@ use connect_state_memory::{FetchFault, MemoryCluster, MemoryTransport, ProduceFa
 use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
 use engine::config::write::{self, put_task_configs};
 use engine::config::{ConfigLog, ConfigSnapshot, SnapshotJson};
-use engine::json::JsonValue;
 
 use crate::ops::Op;
 
@@ -94,8 +93,7 @@ pub fn batches(snapshot: &ConfigSnapshot, connector: &str) -> Vec<String> {
         .map(|id| {
             snapshot
                 .task_config(id)
-                .and_then(|p| p.get("batch"))
-                .and_then(JsonValue::as_str)
+                .and_then(|p| p.get_str("batch"))
                 .unwrap_or("?")
                 .to_string()
         })

@@ -10,7 +10,6 @@ use connect_state_tests::model::{
 };
 use connect_state_tests::ops::{op, Op};
 use engine::config::ConfigLog;
-use engine::json::JsonValue;
 use proptest::prelude::*;
 
 fn scenario() -> impl Strategy<Value = (Vec<(Op, Option<usize>)>, f64)> {
@@ -21,7 +20,7 @@ fn scenario() -> impl Strategy<Value = (Vec<(Op, Option<usize>)>, f64)> {
 }
 
 fn batch_of(config: &engine::config::Properties) -> Option<&str> {
-    config.get("batch").and_then(JsonValue::as_str)
+    config.get_str("batch")
 }
 
 proptest! {

@@ -3,7 +3,7 @@
 
 use connect_state_tests::json_string;
 use engine::config::write::{self, StepAction, WritePlan};
-use engine::config::{ConfigEvent, ConfigLog, TargetState, TaskId};
+use engine::config::{ConfigEvent, ConfigLog, PropertyValue, TargetState, TaskId};
 use engine::json::JsonValue;
 use engine::Record;
 
@@ -90,9 +90,12 @@ fn connector_lifecycle_round_trips() {
     let snap = cluster.writer.snapshot();
     assert_eq!(snap.target_state(name), Some(TargetState::Stopped));
     let config = snap.connector_config(name).unwrap();
-    assert_eq!(config.get("tasks.max"), Some(&s("2")));
-    assert_eq!(config.get("weird\u{1}"), Some(&s("é\u{2028}")));
-    assert_eq!(config.get("nothing"), Some(&JsonValue::Null));
+    assert_eq!(config.get_str("tasks.max"), Some("2"));
+    assert_eq!(config.get_str("weird\u{1}"), Some("é\u{2028}"));
+    assert_eq!(
+        config.get("nothing"),
+        Some(PropertyValue::Other(&JsonValue::Null))
+    );
 
     let events = cluster.execute(write::put_task_configs(
         name,
@@ -108,8 +111,10 @@ fn connector_lifecycle_round_trips() {
     let snap = cluster.writer.snapshot();
     assert_eq!(snap.tasks(name).len(), 2);
     assert_eq!(
-        snap.task_config(&TaskId::new(name, 1)).unwrap().get("task"),
-        Some(&s("1"))
+        snap.task_config(&TaskId::new(name, 1))
+            .unwrap()
+            .get_str("task"),
+        Some("1")
     );
     assert!(snap.pending_fencing(name));
 

@@ -7,9 +7,8 @@ use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 use super::event::ConfigEvent;
+use super::properties::Properties;
 use super::snapshot::ConfigSnapshot;
-use super::types::Properties;
-use crate::json::Natural;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -28,8 +27,8 @@ struct PropsJson<'a>(&'a Properties);
 impl Serialize for PropsJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            map.serialize_entry(k, &Natural(v))?;
+        for (k, v) in self.0.iter() {
+            map.serialize_entry(k, &v)?;
         }
         map.end()
     }

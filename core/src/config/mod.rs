@@ -9,6 +9,7 @@ mod diagnostics;
 mod event;
 mod json_view;
 mod keys;
+mod properties;
 mod skip;
 mod snapshot;
 mod types;
@@ -28,9 +29,10 @@ pub use keys::{
     COMMIT_PREFIX, CONNECTOR_PREFIX, LOGGER_CLUSTER_PREFIX, RESTART_PREFIX, SESSION_KEY_KEY,
     TARGET_STATE_PREFIX, TASKS_FENCING_PREFIX, TASK_PREFIX,
 };
+pub use properties::{Properties, PropertyValue};
 pub use skip::{ConfigSkip, SkipCounts, SkipKind};
 pub use snapshot::{ConfigSnapshot, NO_OFFSET};
-pub use types::{Properties, SessionKey, TargetState, TaskId};
+pub use types::{SessionKey, TargetState, TaskId};
 
 use crate::checkpoint::{self, CheckpointError, TopicKind};
 use crate::position::{Position, Positions};

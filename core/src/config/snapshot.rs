@@ -6,7 +6,8 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::types::{Properties, SessionKey, TargetState, TaskId};
+use super::properties::Properties;
+use super::types::{SessionKey, TargetState, TaskId};
 use crate::sync::Arc;
 
 /// The store's collections (spec §3.0 without the deferred buffer), each behind an `Arc` so a

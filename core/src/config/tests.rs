@@ -53,9 +53,7 @@ impl Feed {
 }
 
 fn props(v: &str) -> Properties {
-    let mut p = Properties::new();
-    p.insert("k".into(), JsonValue::String(v.into()));
-    p
+    Properties::from_iter([("k", JsonValue::String(v.into()))])
 }
 
 fn commit(n: i64) -> String {
@@ -186,9 +184,12 @@ fn values_tolerate_bom_trailing_garbage_duplicates_and_non_strings() {
     );
     let snap = feed.snap();
     let cfg = snap.connector_config("x").unwrap();
-    assert_eq!(cfg.get("k"), Some(&JsonValue::String("b".into())));
-    assert_eq!(cfg.get("n"), Some(&JsonValue::Long(5)));
-    assert_eq!(cfg.get("z"), Some(&JsonValue::Null));
+    assert_eq!(cfg.get("k"), Some(PropertyValue::String("b")));
+    assert_eq!(
+        cfg.get("n"),
+        Some(PropertyValue::Other(&JsonValue::Long(5)))
+    );
+    assert_eq!(cfg.get("z"), Some(PropertyValue::Other(&JsonValue::Null)));
 }
 
 #[test]

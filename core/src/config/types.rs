@@ -1,19 +1,10 @@
 //! Value types of the config topic: target states, task ids, session keys, property maps.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
 use serde::{Deserialize, Serialize};
-
-use crate::json::JsonValue;
-
-/// A connector or task configuration as read: property name to value.
-///
-/// Java's map is nominally `Map<String, String>`, but values are not type-checked on read
-/// (spec §8 item 18): numbers, booleans, nested values and `null` are kept exactly as read.
-pub type Properties = BTreeMap<String, JsonValue>;
 
 /// A connector's target state (spec §3.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

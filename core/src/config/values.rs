@@ -3,8 +3,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::properties::Properties;
 use super::skip::ConfigSkip;
-use super::types::{Properties, TargetState};
+use super::types::TargetState;
 use crate::java;
 use crate::json::{self, JsonObject, JsonValue};
 
@@ -41,7 +42,7 @@ pub(crate) fn properties(body: Body) -> Result<Properties, ConfigSkip> {
         return Err(wrong("a JSON object"));
     };
     match map.remove("properties") {
-        Some(JsonValue::Object(props)) => Ok(props),
+        Some(JsonValue::Object(props)) => Ok(props.into()),
         _ => Err(wrong("an object member `properties`")),
     }
 }
