@@ -47,7 +47,7 @@ pub type ConfigOutcome = RecordOutcome<ConfigSkip>;
 
 /// Task configs read since the connector's previous commit (Java's `deferredTaskUpdates[c]`).
 /// A connector with no entry and one with an empty entry behave differently (spec §3.4).
-type Deferred = BTreeMap<i32, Arc<Properties>>;
+type Deferred = BTreeMap<i32, Properties>;
 
 /// Everything a checkpoint restores: the tables, the deferred buffer, positions and
 /// diagnostics. Not the event queue, and not the caught-up flag.
@@ -217,7 +217,7 @@ impl ConfigLog {
         }
         let props = values::properties(body)?;
         let t = &mut self.state.tables;
-        Arc::make_mut(&mut t.connector_configs).insert(c.into(), Arc::new(props));
+        Arc::make_mut(&mut t.connector_configs).insert(c.into(), props);
         if !t.target_states.contains_key(c) {
             Arc::make_mut(&mut t.target_states).insert(c.into(), TargetState::Started);
         }
@@ -247,7 +247,7 @@ impl ConfigLog {
             .deferred
             .entry(connector)
             .or_default()
-            .insert(task, Arc::new(props));
+            .insert(task, props);
         Ok(())
     }
 

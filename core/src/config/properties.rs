@@ -8,6 +8,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::json::{JsonObject, JsonValue, Natural};
+use crate::sync::Arc;
 
 /// A connector or task configuration as read: property names to values, sorted by name (byte
 /// order, as a `BTreeMap<String, _>` sorts), each name once.
@@ -20,9 +21,14 @@ use crate::json::{JsonObject, JsonValue, Natural};
 /// laid end to end in one text, and their end positions in one array (values of other types,
 /// rare in practice, are kept beside as [`JsonValue`]s). A config topic holds many superseded
 /// configurations and a checkpoint every live one, so this keeps replay, memory and restores
-/// cheap. Build one from a [`JsonObject`] or from `(name, value)` pairs.
+/// cheap. Clones share the storage. Build one from a [`JsonObject`] or from `(name, value)`
+/// pairs.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Properties {
+pub struct Properties(Arc<Layout>);
+
+/// The storage of [`Properties`], shared by its clones.
+#[derive(Default, PartialEq, Eq)]
+struct Layout {
     /// Name 0, value 0 (empty when not a string), name 1, value 1, ...
     text: Box<str>,
     /// The end of each name and value in `text`: `2 * len()` ascending positions.
@@ -76,12 +82,12 @@ impl Properties {
 
     /// How many properties there are.
     pub fn len(&self) -> usize {
-        self.ends.len() / 2
+        self.0.ends.len() / 2
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.0.ends.is_empty()
     }
 
     /// The value of property `name` (a binary search).
@@ -114,8 +120,8 @@ impl Properties {
 
     /// The text between `ends[slot - 1]` (0 for the first slot) and `ends[slot]`.
     fn span(&self, slot: usize) -> &str {
-        let start = slot.checked_sub(1).map_or(0, |prev| self.ends[prev]);
-        &self.text[start..self.ends[slot]]
+        let start = slot.checked_sub(1).map_or(0, |prev| self.0.ends[prev]);
+        &self.0.text[start..self.0.ends[slot]]
     }
 
     fn name(&self, index: usize) -> &str {
@@ -123,8 +129,8 @@ impl Properties {
     }
 
     fn value(&self, index: usize) -> PropertyValue<'_> {
-        match self.others.binary_search_by_key(&index, |(i, _)| *i) {
-            Ok(at) => PropertyValue::Other(&self.others[at].1),
+        match self.0.others.binary_search_by_key(&index, |(i, _)| *i) {
+            Ok(at) => PropertyValue::Other(&self.0.others[at].1),
             Err(_) => PropertyValue::String(self.span(2 * index + 1)),
         }
     }
@@ -147,24 +153,24 @@ impl Properties {
     /// on character boundaries, names strictly ascending, `others` indices strictly ascending
     /// and in range, with an empty text value and never a string.
     fn validate(&self) -> Result<(), &'static str> {
-        if self.ends.len() % 2 != 0 {
+        if self.0.ends.len() % 2 != 0 {
             return Err("property positions do not pair up");
         }
         let mut previous = 0;
-        for &end in self.ends.iter() {
-            if end < previous || end > self.text.len() || !self.text.is_char_boundary(end) {
+        for &end in self.0.ends.iter() {
+            if end < previous || end > self.0.text.len() || !self.0.text.is_char_boundary(end) {
                 return Err("property positions are out of order or out of the text");
             }
             previous = end;
         }
-        if previous != self.text.len() {
+        if previous != self.0.text.len() {
             return Err("property text has unused bytes");
         }
         if (1..self.len()).any(|i| self.name(i - 1) >= self.name(i)) {
             return Err("property names are not strictly ascending");
         }
         let mut last = None;
-        for (index, value) in self.others.iter() {
+        for (index, value) in self.0.others.iter() {
             if last.is_some_and(|l| l >= *index)
                 || *index >= self.len()
                 || !self.span(2 * index + 1).is_empty()
@@ -197,11 +203,11 @@ impl From<JsonObject> for Properties {
             }
             ends.push(text.len());
         }
-        Self {
+        Self(Arc::new(Layout {
             text: text.into_boxed_str(),
             ends: ends.into_boxed_slice(),
             others: others.into_boxed_slice(),
-        }
+        }))
     }
 }
 
@@ -222,28 +228,87 @@ impl fmt::Debug for Properties {
     }
 }
 
-/// The serde form (checkpoints): the three fields as they are, so that decoding is a copy of
-/// the text and positions, not a rebuild of every property.
+/// The serde form (checkpoints): the text as it is, the positions as one byte string and the
+/// other values, so that decoding is a copy of the text and positions, not a rebuild of every
+/// property.
 #[derive(Serialize)]
 struct WireRef<'a> {
     text: &'a str,
-    ends: &'a [usize],
+    ends: Ends<&'a [usize]>,
     others: &'a [(usize, JsonValue)],
 }
 
 #[derive(Deserialize)]
 struct Wire {
     text: String,
-    ends: Vec<usize>,
+    ends: Ends<Vec<usize>>,
     others: Vec<(usize, JsonValue)>,
+}
+
+/// Positions as a byte string: their width in bytes (4, or 8 when the text is 4 GiB or more),
+/// then each position little-endian.
+struct Ends<T>(T);
+
+impl Serialize for Ends<&[usize]> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let wide = self.0.iter().any(|&end| u32::try_from(end).is_err());
+        let width: u8 = if wide { 8 } else { 4 };
+        let mut bytes = Vec::with_capacity(1 + self.0.len() * usize::from(width));
+        bytes.push(width);
+        for &end in self.0 {
+            if wide {
+                bytes.extend_from_slice(&(end as u64).to_le_bytes());
+            } else {
+                bytes.extend_from_slice(&(end as u32).to_le_bytes());
+            }
+        }
+        serializer.serialize_bytes(&bytes)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ends<Vec<usize>> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Vec<usize>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("property positions as bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Vec<usize>, E> {
+                let (width, positions) = bytes
+                    .split_first()
+                    .ok_or_else(|| E::custom("property positions without a width"))?;
+                let width = usize::from(*width);
+                if !matches!(width, 4 | 8) || positions.len() % width != 0 {
+                    return Err(E::custom("property positions have a bad width"));
+                }
+                let overflow = |_| E::custom("a property position overflows");
+                let mut ends = Vec::with_capacity(positions.len() / width);
+                if width == 4 {
+                    for chunk in positions.chunks_exact(4) {
+                        let end = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+                        ends.push(usize::try_from(end).map_err(overflow)?);
+                    }
+                } else {
+                    for chunk in positions.chunks_exact(8) {
+                        let mut le = [0u8; 8];
+                        le.copy_from_slice(chunk);
+                        ends.push(usize::try_from(u64::from_le_bytes(le)).map_err(overflow)?);
+                    }
+                }
+                Ok(ends)
+            }
+        }
+        deserializer.deserialize_bytes(Visitor).map(Ends)
+    }
 }
 
 impl Serialize for Properties {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         WireRef {
-            text: &self.text,
-            ends: &self.ends,
-            others: &self.others,
+            text: &self.0.text,
+            ends: Ends(&self.0.ends),
+            others: &self.0.others,
         }
         .serialize(serializer)
     }
@@ -253,11 +318,11 @@ impl<'de> Deserialize<'de> for Properties {
     /// Refuses anything [`Properties`] could not have written (see `validate`).
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let wire = Wire::deserialize(deserializer)?;
-        let properties = Self {
+        let properties = Self(Arc::new(Layout {
             text: wire.text.into_boxed_str(),
-            ends: wire.ends.into_boxed_slice(),
+            ends: wire.ends.0.into_boxed_slice(),
             others: wire.others.into_boxed_slice(),
-        };
+        }));
         properties.validate().map_err(serde::de::Error::custom)?;
         Ok(properties)
     }
@@ -333,7 +398,7 @@ mod tests {
         let forged = |text: &str, ends: Vec<usize>, others: Vec<(usize, JsonValue)>| {
             let wire = WireRef {
                 text,
-                ends: &ends,
+                ends: Ends(&ends),
                 others: &others,
             };
             let bytes = bincode::serde::encode_to_vec(&wire, bincode::config::standard()).unwrap();
@@ -359,6 +424,44 @@ mod tests {
         ];
         for (i, result) in refused.into_iter().enumerate() {
             assert!(result.is_err(), "case {i} was accepted");
+        }
+    }
+
+    #[test]
+    fn positions_of_either_width_decode_and_bad_widths_are_refused() {
+        struct Bytes<'a>(&'a [u8]);
+        impl Serialize for Bytes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        #[derive(Serialize)]
+        struct Raw<'a> {
+            text: &'a str,
+            ends: Bytes<'a>,
+            others: &'a [(usize, JsonValue)],
+        }
+        let decode = |ends: &[u8]| {
+            let raw = Raw {
+                text: "ab",
+                ends: Bytes(ends),
+                others: &[],
+            };
+            let bytes = bincode::serde::encode_to_vec(&raw, bincode::config::standard()).unwrap();
+            bincode::serde::decode_from_slice::<Properties, _>(&bytes, bincode::config::standard())
+                .map(|(p, _)| p)
+        };
+        let expected: Properties = [("a", JsonValue::String("b".into()))].into_iter().collect();
+        assert_eq!(decode(&[4, 1, 0, 0, 0, 2, 0, 0, 0]).unwrap(), expected);
+        let wide = [8, 1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0];
+        assert_eq!(decode(&wide).unwrap(), expected);
+        for bad in [
+            &[][..],
+            &[3, 1, 2, 3],
+            &[4, 1, 0, 0, 0, 2],
+            &[8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+        ] {
+            assert!(decode(bad).is_err(), "{bad:?} was accepted");
         }
     }
 }

@@ -16,13 +16,13 @@ use crate::sync::Arc;
 pub(crate) struct Tables {
     pub(crate) offset: i64,
     pub(crate) session_key: Option<Arc<SessionKey>>,
-    pub(crate) connector_configs: Arc<BTreeMap<String, Arc<Properties>>>,
+    pub(crate) connector_configs: Arc<BTreeMap<String, Properties>>,
     pub(crate) connector_task_counts: Arc<BTreeMap<String, i32>>,
-    pub(crate) task_configs: Arc<BTreeMap<TaskId, Arc<Properties>>>,
+    pub(crate) task_configs: Arc<BTreeMap<TaskId, Properties>>,
     pub(crate) target_states: Arc<BTreeMap<String, TargetState>>,
     pub(crate) task_count_records: Arc<BTreeMap<String, i32>>,
     pub(crate) generations: Arc<BTreeMap<String, i32>>,
-    pub(crate) applied_connector_configs: Arc<BTreeMap<String, Arc<Properties>>>,
+    pub(crate) applied_connector_configs: Arc<BTreeMap<String, Properties>>,
     pub(crate) pending_fencing: Arc<BTreeSet<String>>,
     pub(crate) inconsistent: Arc<BTreeSet<String>>,
 }
@@ -88,15 +88,12 @@ impl ConfigSnapshot {
 
     /// The connector's raw config (config-provider references are not resolved).
     pub fn connector_config(&self, connector: &str) -> Option<&Properties> {
-        self.0.connector_configs.get(connector).map(|p| &**p)
+        self.0.connector_configs.get(connector)
     }
 
     /// The connector config as it was at the last consistent commit (KAFKA-9228).
     pub fn applied_connector_config(&self, connector: &str) -> Option<&Properties> {
-        self.0
-            .applied_connector_configs
-            .get(connector)
-            .map(|p| &**p)
+        self.0.applied_connector_configs.get(connector)
     }
 
     /// Every applied connector config.
@@ -104,7 +101,7 @@ impl ConfigSnapshot {
         self.0
             .applied_connector_configs
             .iter()
-            .map(|(c, p)| (c.as_str(), &**p))
+            .map(|(c, p)| (c.as_str(), p))
     }
 
     /// The stored target state; may exist for a connector without a config.
@@ -124,12 +121,12 @@ impl ConfigSnapshot {
 
     /// The applied config of a task, stale ones included (spec §3.4 notes).
     pub fn task_config(&self, id: &TaskId) -> Option<&Properties> {
-        self.0.task_configs.get(id).map(|p| &**p)
+        self.0.task_configs.get(id)
     }
 
     /// Every applied task config, stale ones included, ordered by task id.
     pub fn task_configs(&self) -> impl Iterator<Item = (&TaskId, &Properties)> + '_ {
-        self.0.task_configs.iter().map(|(id, p)| (id, &**p))
+        self.0.task_configs.iter()
     }
 
     /// The task count of the latest commit, even an inconsistent one; 0 if none.
