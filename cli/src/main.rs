@@ -6,6 +6,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use connect_state_cli::{run, Cli, Exit};
 
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(Exit::Success) => ExitCode::SUCCESS,
