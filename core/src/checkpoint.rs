@@ -22,8 +22,13 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use serde::de::DeserializeOwned;
+use alloc::collections::BTreeMap;
+use core::marker::PhantomData;
+
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Serialize;
+
+use crate::sync::Arc;
 
 /// The first four bytes of every checkpoint.
 pub const MAGIC: [u8; 4] = *b"CSCK";
@@ -296,4 +301,36 @@ fn decode_bounded<T: DeserializeOwned>(payload: &[u8]) -> Result<(T, usize), Che
     Err(CheckpointError::Decode(alloc::format!(
         "payload of {len} bytes is larger than any checkpoint this build writes"
     )))
+}
+/// Decodes a shared map in bulk: its entries are collected first and the tree is built from
+/// them in one pass (checkpoints write them sorted), instead of one search per inserted key.
+/// A repeated key keeps its last value, as inserting would. For large tables, as
+/// `#[serde(deserialize_with = "crate::checkpoint::shared_map")]`.
+pub(crate) fn shared_map<'de, D, K, V>(deserializer: D) -> Result<Arc<BTreeMap<K, V>>, D::Error>
+where
+    D: Deserializer<'de>,
+    K: Deserialize<'de> + Ord,
+    V: Deserialize<'de>,
+{
+    struct Entries<K, V>(PhantomData<(K, V)>);
+
+    impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Entries<K, V> {
+        type Value = Vec<(K, V)>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            // A claimed length is not trusted beyond a modest first allocation.
+            let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 16));
+            while let Some(entry) = map.next_entry()? {
+                entries.push(entry);
+            }
+            Ok(entries)
+        }
+    }
+
+    let entries = deserializer.deserialize_map(Entries(PhantomData))?;
+    Ok(Arc::new(entries.into_iter().collect()))
 }

@@ -16,12 +16,15 @@ use crate::sync::Arc;
 pub(crate) struct Tables {
     pub(crate) offset: i64,
     pub(crate) session_key: Option<Arc<SessionKey>>,
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
     pub(crate) connector_configs: Arc<BTreeMap<String, Properties>>,
     pub(crate) connector_task_counts: Arc<BTreeMap<String, i32>>,
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
     pub(crate) task_configs: Arc<BTreeMap<TaskId, Properties>>,
     pub(crate) target_states: Arc<BTreeMap<String, TargetState>>,
     pub(crate) task_count_records: Arc<BTreeMap<String, i32>>,
     pub(crate) generations: Arc<BTreeMap<String, i32>>,
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
     pub(crate) applied_connector_configs: Arc<BTreeMap<String, Properties>>,
     pub(crate) pending_fencing: Arc<BTreeSet<String>>,
     pub(crate) inconsistent: Arc<BTreeSet<String>>,

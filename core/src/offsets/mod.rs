@@ -102,6 +102,7 @@ fn names_in_order<'a>(partition: &'a JsonObject, permutation: &[u32]) -> Vec<&'a
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Tables {
     /// Raw key bytes (`None`: a record without key) to the latest value.
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
     data: Arc<BTreeMap<Option<Vec<u8>>, StoredOffset>>,
     connector_partitions: Arc<BTreeMap<String, Arc<PartitionSet>>>,
 }
