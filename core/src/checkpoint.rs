@@ -334,3 +334,38 @@ where
     let entries = deserializer.deserialize_map(Entries(PhantomData))?;
     Ok(Arc::new(entries.into_iter().collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::ser::SerializeMap;
+
+    /// A map as a writer might have produced it: unsorted, with a repeated key.
+    struct Unsorted;
+
+    impl Serialize for Unsorted {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(Some(3))?;
+            map.serialize_entry(&2u32, "b")?;
+            map.serialize_entry(&1u32, "a")?;
+            map.serialize_entry(&2u32, "c")?;
+            map.end()
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Holder {
+        #[serde(deserialize_with = "shared_map")]
+        map: Arc<BTreeMap<u32, String>>,
+    }
+
+    #[test]
+    fn bulk_maps_sort_and_keep_the_last_value_of_a_repeated_key() {
+        let bytes =
+            bincode::serde::encode_to_vec((Unsorted,), bincode::config::standard()).unwrap();
+        let (holder, _): (Holder, usize) =
+            bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
+        let expected: BTreeMap<u32, String> = [(1, "a".into()), (2, "c".into())].into();
+        assert_eq!(*holder.map, expected);
+    }
+}
