@@ -328,7 +328,7 @@ fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliError> {
     let live = snapshot.len() as u64;
     let raw: u64 = snapshot
         .entries()
-        .map(|(k, v)| (k.map_or(0, <[u8]>::len) + v.value.len()) as u64)
+        .map(|(k, v)| (k.map_or(0, <[u8]>::len) + v.value().len()) as u64)
         .sum();
     if records != counts.records || live != counts.live {
         return Err(CliError::Input(format!(

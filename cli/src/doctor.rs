@@ -413,7 +413,7 @@ fn offsets_checks(
                 Some(at(
                     "offsets",
                     String::from_utf8_lossy(&key).into_owned(),
-                    (stored.partition, stored.offset),
+                    (stored.partition(), stored.offset()),
                 ))
             })
             .take(MAX_EVIDENCE)

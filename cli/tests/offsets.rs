@@ -350,7 +350,7 @@ fn reset_and_import_execute_against_a_real_broker() {
     assert_eq!(
         after
             .entries()
-            .filter(|(_, stored)| !stored.value.is_empty())
+            .filter(|(_, stored)| !stored.value().is_empty())
             .count(),
         0
     );

@@ -69,6 +69,11 @@ pub enum RecordError {
         /// The offending partition.
         partition: i32,
     },
+    /// A key longer than Kafka allows (its length is a 32-bit field on the wire).
+    KeyTooLong {
+        /// The key's length in bytes.
+        len: usize,
+    },
 }
 
 impl fmt::Display for RecordError {
@@ -77,6 +82,9 @@ impl fmt::Display for RecordError {
             Self::NegativeOffset { offset } => write!(f, "record offset {offset} is negative"),
             Self::NegativePartition { partition } => {
                 write!(f, "record partition {partition} is negative")
+            }
+            Self::KeyTooLong { len } => {
+                write!(f, "record key of {len} bytes is longer than Kafka allows")
             }
         }
     }

@@ -1292,7 +1292,7 @@ impl OffsetsModel {
                 .entries()
                 .map(|(k, v)| {
                     let k = k.expect("keyed").to_vec();
-                    (k, (v.partition, v.offset, v.value.clone()))
+                    (k, (v.partition(), v.offset(), v.value().to_vec()))
                 })
                 .collect(),
             sets: s
@@ -1476,10 +1476,10 @@ fn check_offsets_state(
         let last = recs.last().expect("records");
         prop_assert_eq!(naive.get(*key), last.value.as_ref());
         let got = snapshot.get(Some(key));
-        prop_assert_eq!(got.map(|s| &s.value), naive.get(*key));
+        prop_assert_eq!(got.map(|s| s.value()), naive.get(*key).map(Vec::as_slice));
         if let Some(stored) = got {
             prop_assert_eq!(
-                (stored.partition, stored.offset),
+                (stored.partition(), stored.offset()),
                 (last.partition, last.offset)
             );
         }
@@ -1537,7 +1537,7 @@ fn check_offsets(out: &OffsetsOutcome) -> Result<(), TestCaseError> {
             let p = p.expect("checked");
             match out.before_reset.get(Some(&r.key)) {
                 Some(stored) => {
-                    prop_assert_eq!(p, stored.partition);
+                    prop_assert_eq!(p, stored.partition());
                     let there = out
                         .cluster_before_reset
                         .records(OFFSETS_TOPIC, p)
@@ -1546,8 +1546,8 @@ fn check_offsets(out: &OffsetsOutcome) -> Result<(), TestCaseError> {
                         .rfind(|l| l.key.as_deref() == Some(r.key.as_slice()));
                     prop_assert!(there.is_some(), "no record of the key in {p}");
                     let there = there.expect("checked");
-                    prop_assert_eq!(there.offset, stored.offset);
-                    prop_assert_eq!(there.value.as_ref(), Some(&stored.value));
+                    prop_assert_eq!(there.offset, stored.offset());
+                    prop_assert_eq!(there.value.as_deref(), Some(stored.value()));
                 }
                 None => prop_assert_eq!(Some(p), default_partition(&r.key, OFFSETS_PARTITIONS)),
             }
@@ -1974,7 +1974,7 @@ fn offsets_hand_written_scenario() {
         let snap = reader.machine().snapshot();
         let data: BTreeMap<Vec<u8>, (i32, Vec<u8>)> = snap
             .entries()
-            .map(|(k, v)| (k.unwrap().to_vec(), (v.partition, v.value.clone())))
+            .map(|(k, v)| (k.unwrap().to_vec(), (v.partition(), v.value().to_vec())))
             .collect();
         let want: BTreeMap<Vec<u8>, (i32, Vec<u8>)> = [
             (orders.clone(), (default(&orders), position(2).unwrap())),
@@ -2023,7 +2023,7 @@ fn offsets_hand_written_scenario() {
         // The record written in the connector's own member order survives (spec §6 item 2).
         let left: Vec<(Vec<u8>, Vec<u8>)> = snap
             .entries()
-            .map(|(k, v)| (k.unwrap().to_vec(), v.value.clone()))
+            .map(|(k, v)| (k.unwrap().to_vec(), v.value().to_vec()))
             .collect();
         assert_eq!(left, vec![(orders.clone(), position(2).unwrap())]);
         check_offsets_state(&snap, &rt.consumed(), &log).unwrap();

@@ -258,7 +258,7 @@ fn offsets_written_and_read_back_through_the_same_store_code() {
         let snapshot = writer.machine().snapshot();
         let stored = snapshot.get(Some(&record.key)).unwrap();
         assert_eq!(
-            Some(stored.partition),
+            Some(stored.partition()),
             engine::offsets::default_partition(&record.key, 25)
         );
         let mut reader = Store::new(

@@ -210,7 +210,7 @@ async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
     assert_eq!(read.len(), 6, "keys 0, 3, 6 and 9 were deleted last");
     let pairs = |s: &engine::offsets::OffsetSnapshot| -> Vec<(Vec<u8>, Vec<u8>)> {
         s.entries()
-            .map(|(k, v)| (k.unwrap().to_vec(), v.value.clone()))
+            .map(|(k, v)| (k.unwrap().to_vec(), v.value().to_vec()))
             .collect()
     };
     assert_eq!(pairs(&read), pairs(&written));

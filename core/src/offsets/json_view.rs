@@ -22,9 +22,9 @@ impl Serialize for Entries<'_> {
         let mut seq = s.serialize_seq(Some(self.0.len()))?;
         for (key, stored) in self.0.entries() {
             seq.serialize_element(&EntryJson {
-                partition: stored.partition,
+                partition: stored.partition(),
                 key: key.map(|k| String::from_utf8_lossy(k).into_owned()),
-                value: String::from_utf8_lossy(&stored.value).into_owned(),
+                value: String::from_utf8_lossy(stored.value()).into_owned(),
             })?;
         }
         seq.end()

@@ -11,7 +11,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
-use super::{default_partition, OffsetSnapshot};
+use super::{default_partition, OffsetSnapshot, StoredOffset};
 use crate::config::{ConfigSnapshot, TargetState};
 use crate::json::{JsonObject, Natural};
 use crate::record::ProducerRecord;
@@ -89,7 +89,7 @@ pub fn list_combined(
 fn target_partition(offsets: &OffsetSnapshot, key: &[u8], topic_partitions: i32) -> Option<i32> {
     offsets
         .get(Some(key))
-        .map(|stored| stored.partition)
+        .map(StoredOffset::partition)
         .or_else(|| default_partition(key, topic_partitions))
 }
 

@@ -9,6 +9,7 @@
 
 mod json_view;
 pub mod kip875;
+mod live;
 mod murmur2;
 mod ordered;
 mod partition_key;
@@ -22,6 +23,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 pub use json_view::{OffsetEventJson, OffsetSnapshotJson};
+pub use live::StoredOffset;
 pub use murmur2::{default_partition, murmur2, to_positive};
 pub use ordered::{offset_key, offset_value, validate_value, FormatError, OrderedMap};
 pub use partition_key::KeyProblem;
@@ -32,18 +34,8 @@ use crate::json::{self, JsonObject, JsonValue};
 use crate::position::{Position, Positions};
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
+use live::LiveKeys;
 use partition_key::KeyShape;
-
-/// The record of one live key: where it lives and its raw value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredOffset {
-    /// The topic partition the latest record of the key was read from.
-    pub partition: i32,
-    /// That record's offset in its partition.
-    pub offset: i64,
-    /// The raw value bytes.
-    pub value: Vec<u8>,
-}
 
 /// The known source partitions of one connector (Java: `Set<Map<String, Object>>`, compared with
 /// `Map.equals`), each with the member order of the key that first added it, which decides the
@@ -102,8 +94,7 @@ fn names_in_order<'a>(partition: &'a JsonObject, permutation: &[u32]) -> Vec<&'a
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Tables {
     /// Raw key bytes (`None`: a record without key) to the latest value.
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    data: Arc<BTreeMap<Option<Vec<u8>>, StoredOffset>>,
+    data: Arc<LiveKeys>,
     connector_partitions: Arc<BTreeMap<String, Arc<PartitionSet>>>,
 }
 
@@ -207,6 +198,7 @@ impl OffsetLog {
     /// Call it for every record, in offset order within each partition (any interleaving of
     /// partitions). Drain [`poll_event`](Self::poll_event) afterwards. On `Err` nothing changed.
     pub fn handle_record(&mut self, record: Record<'_>) -> Result<OffsetOutcome, RecordError> {
+        check_key(&record)?;
         if let Position::Duplicate { next_expected } = self.state.positions.advance(&record)? {
             self.state.diagnostics.duplicates += 1;
             return Ok(RecordOutcome::Skipped(OffsetSkip::Duplicate {
@@ -214,33 +206,24 @@ impl OffsetLog {
             }));
         }
         self.track_partition(&record);
-        let key = record.key.map(<[u8]>::to_vec);
         let data = Arc::make_mut(&mut self.state.tables.data);
-        let event = match record.value {
+        match record.value {
             Some(value) => {
-                data.insert(
-                    key.clone(),
-                    StoredOffset {
-                        partition: record.partition,
-                        offset: record.offset,
-                        value: value.to_vec(),
-                    },
-                );
-                OffsetEvent::Updated {
-                    key,
-                    partition: record.partition,
+                let key = record.key.unwrap_or_default();
+                // Checked by `check_key` before anything changed.
+                if let Some(stored) = StoredOffset::new(key, value, record.partition, record.offset)
+                {
+                    data.insert(record.key, stored);
                 }
             }
-            None => {
-                data.remove(&key);
-                OffsetEvent::Removed {
-                    key,
-                    partition: record.partition,
-                }
-            }
-        };
+            None => data.remove(record.key),
+        }
         if self.caught_up {
-            self.events.push_back(event);
+            let (key, partition) = (record.key.map(<[u8]>::to_vec), record.partition);
+            self.events.push_back(match record.value {
+                Some(_) => OffsetEvent::Updated { key, partition },
+                None => OffsetEvent::Removed { key, partition },
+            });
         }
         Ok(RecordOutcome::Applied)
     }
@@ -336,12 +319,12 @@ pub struct OffsetLookup {
 impl OffsetSnapshot {
     /// The latest value stored under exactly these key bytes.
     pub fn get(&self, key: Option<&[u8]>) -> Option<&StoredOffset> {
-        self.0.data.get(&key.map(<[u8]>::to_vec))
+        self.0.data.get(key)
     }
 
     /// Every live key and its record, sorted by key bytes (a null key first).
     pub fn entries(&self) -> impl Iterator<Item = (Option<&[u8]>, &StoredOffset)> + '_ {
-        self.0.data.iter().map(|(k, v)| (k.as_deref(), v))
+        self.0.data.iter()
     }
 
     /// How many keys are live.
@@ -351,7 +334,7 @@ impl OffsetSnapshot {
 
     /// Whether no key is live.
     pub fn is_empty(&self) -> bool {
-        self.0.data.is_empty()
+        self.0.data.len() == 0
     }
 
     /// Connectors that have (or had) tracked partitions.
@@ -423,7 +406,7 @@ impl OffsetSnapshot {
             }
             let offset = match self.get(Some(&key)) {
                 None => Ok(None),
-                Some(stored) => read_offset(&stored.value),
+                Some(stored) => read_offset(stored.value()),
             };
             match offset {
                 Ok(offset) => {
@@ -458,6 +441,15 @@ fn read_offset(value: &[u8]) -> Result<Option<JsonObject>, Omitted> {
                 _ => Err(Omitted::InvalidValue(FormatError::NotAMap)),
             }
         }
+    }
+}
+
+/// Refuses a key longer than Kafka allows (its length is a 32-bit field on the wire), which
+/// the compact storage cannot hold.
+fn check_key(record: &Record<'_>) -> Result<(), RecordError> {
+    match record.key.map(<[u8]>::len) {
+        Some(len) if u32::try_from(len).is_err() => Err(RecordError::KeyTooLong { len }),
+        _ => Ok(()),
     }
 }
 

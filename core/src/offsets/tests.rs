@@ -61,8 +61,8 @@ fn latest_value_per_exact_key_bytes_and_tombstones_remove() {
     let snap = feed.snap();
     assert_eq!(snap.len(), 1);
     let stored = snap.get(Some(br#"["c1",{"f":"a"}]"#)).unwrap();
-    assert_eq!((stored.partition, stored.offset), (3, 1));
-    assert_eq!(stored.value, br#"{"pos":20}"#);
+    assert_eq!((stored.partition(), stored.offset()), (3, 1));
+    assert_eq!(stored.value(), br#"{"pos":20}"#);
     assert_eq!(snap.get(Some(br#"["c1",{"f":"b"}]"#)), None);
     let partitions: Vec<_> = snap.connector_partitions("c1").collect();
     assert_eq!(partitions, [obj(&[("f", s("a"))])]);
