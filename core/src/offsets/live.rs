@@ -1,5 +1,14 @@
 //! [`LiveKeys`]: the offsets topic's data map (raw key bytes to the latest record), stored with
-//! one allocation per key.
+//! one allocation per key, grouped by a hash of what the key means.
+//!
+//! Java keeps the data map and, per connector, the set of source partitions it has seen
+//! (`connectorPartitions`). Storing that set apart would cost as much again as the data, so it
+//! lives in the data map: every key carries a *slot hash* (for a `[connector, {partition}]` key,
+//! 32 bits of the connector name and 32 of the partition's content, so equal partitions and a
+//! connector's keys sit together) and a *tracked* flag, set on the key that added its partition
+//! to the set. A partition is in its connector's set exactly when one live key with its content
+//! is tracked (the key that added it stays live until a tombstone for that content removes the
+//! partition from the set too).
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
@@ -7,26 +16,34 @@ use alloc::vec::Vec;
 use core::borrow::Borrow;
 use core::cmp::Ordering;
 use core::fmt;
+use core::ops::Bound;
 
 use serde::{Deserialize, Serialize};
 
+/// The longest key the storage holds: Kafka's own limit (a key length is an `int32`).
+pub(crate) const MAX_KEY_LEN: usize = i32::MAX as usize;
+const TRACKED: u32 = 1 << 31;
+const HASH_LEN: usize = 8;
+
 /// The record of one live key: where it lives, and its key and raw value bytes (kept in one
-/// buffer, since a topic can hold millions).
+/// buffer with its slot hash, since a topic can hold millions).
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoredOffset {
     partition: i32,
+    /// The key length; the top bit is the tracked flag.
     key_len: u32,
     offset: i64,
-    /// The key bytes, then the value bytes.
+    /// The slot hash (big-endian, so byte order is hash order), the key bytes, the value bytes.
     bytes: Box<[u8]>,
 }
 
 impl StoredOffset {
-    /// A record of `key` (empty for a record without key) and `value`. `None` when the key is
-    /// longer than Kafka allows (2 GiB); no Kafka record has such a key.
-    pub(crate) fn new(key: &[u8], value: &[u8], partition: i32, offset: i64) -> Option<Self> {
-        let key_len = u32::try_from(key.len()).ok()?;
-        let mut bytes = Vec::with_capacity(key.len() + value.len());
+    fn new(hash: u64, key: &[u8], value: &[u8], partition: i32, offset: i64) -> Option<Self> {
+        let key_len = u32::try_from(key.len())
+            .ok()
+            .filter(|len| len & TRACKED == 0)?;
+        let mut bytes = Vec::with_capacity(HASH_LEN + key.len() + value.len());
+        bytes.extend_from_slice(&hash.to_be_bytes());
         bytes.extend_from_slice(key);
         bytes.extend_from_slice(value);
         Some(Self {
@@ -49,11 +66,36 @@ impl StoredOffset {
 
     /// The raw value bytes.
     pub fn value(&self) -> &[u8] {
-        self.bytes.get(self.key_len as usize..).unwrap_or_default()
+        self.bytes.get(self.slot_end()..).unwrap_or_default()
     }
 
-    fn key(&self) -> &[u8] {
-        self.bytes.get(..self.key_len as usize).unwrap_or_default()
+    /// The raw key bytes (empty for the null key).
+    pub(crate) fn key(&self) -> &[u8] {
+        self.bytes
+            .get(HASH_LEN..self.slot_end())
+            .unwrap_or_default()
+    }
+
+    /// Whether this key added its partition to its connector's set.
+    pub(crate) fn is_tracked(&self) -> bool {
+        self.key_len & TRACKED != 0
+    }
+
+    fn set_tracked(&mut self, tracked: bool) {
+        self.key_len = if tracked {
+            self.key_len | TRACKED
+        } else {
+            self.key_len & !TRACKED
+        };
+    }
+
+    fn slot_end(&self) -> usize {
+        HASH_LEN + (self.key_len & !TRACKED) as usize
+    }
+
+    /// The slot hash and key: what the set orders by.
+    fn slot(&self) -> &[u8] {
+        self.bytes.get(..self.slot_end()).unwrap_or_default()
     }
 }
 
@@ -63,81 +105,140 @@ impl fmt::Debug for StoredOffset {
             .field("partition", &self.partition)
             .field("offset", &self.offset)
             .field("value", &self.value())
+            .field("tracked", &self.is_tracked())
             .finish()
     }
 }
 
-/// A [`StoredOffset`] ordered and found by its key bytes alone, for the set.
+/// A [`StoredOffset`] ordered and found by its slot hash and key bytes alone, for the set.
 #[derive(Clone)]
-struct ByKey(StoredOffset);
+struct BySlot(StoredOffset);
 
-impl PartialEq for ByKey {
+impl PartialEq for BySlot {
     fn eq(&self, other: &Self) -> bool {
-        self.0.key() == other.0.key()
+        self.0.slot() == other.0.slot()
     }
 }
 
-impl Eq for ByKey {}
+impl Eq for BySlot {}
 
-impl PartialOrd for ByKey {
+impl PartialOrd for BySlot {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for ByKey {
+impl Ord for BySlot {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.key().cmp(other.0.key())
+        self.0.slot().cmp(other.0.slot())
     }
 }
 
-impl Borrow<[u8]> for ByKey {
+impl Borrow<[u8]> for BySlot {
     fn borrow(&self) -> &[u8] {
-        self.0.key()
+        self.0.slot()
     }
 }
 
-/// Raw key bytes (`None`: a record without key) to the latest record, sorted by key bytes with
-/// the null key first. Equality compares keys and records.
+/// The lookup form of a key: its slot hash, then its bytes.
+fn slot_of(hash: u64, key: &[u8]) -> Vec<u8> {
+    let mut slot = Vec::with_capacity(HASH_LEN + key.len());
+    slot.extend_from_slice(&hash.to_be_bytes());
+    slot.extend_from_slice(key);
+    slot
+}
+
+/// Raw key bytes (`None`: a record without key) to the latest record, grouped by slot hash.
+/// Equality compares keys, records and tracked flags.
 #[derive(Clone, Default)]
 pub(crate) struct LiveKeys {
     null_key: Option<StoredOffset>,
-    keyed: BTreeSet<ByKey>,
+    keyed: BTreeSet<BySlot>,
 }
 
 impl LiveKeys {
-    /// The latest record of `key`.
-    pub(crate) fn get(&self, key: Option<&[u8]>) -> Option<&StoredOffset> {
+    /// The latest record of `key`, whose slot hash is `hash`.
+    pub(crate) fn get(&self, key: Option<&[u8]>, hash: u64) -> Option<&StoredOffset> {
         match key {
             None => self.null_key.as_ref(),
-            Some(key) => self.keyed.get(key).map(|entry| &entry.0),
+            Some(key) => self.keyed.get(&slot_of(hash, key)[..]).map(|e| &e.0),
         }
     }
 
-    /// Stores `record` as the latest of `key` (`record`'s own key bytes must be `key`'s).
-    pub(crate) fn insert(&mut self, key: Option<&[u8]>, record: StoredOffset) {
+    /// Stores a new record of `key` (slot hash `hash`), keeping the key's tracked flag. Keys
+    /// longer than [`MAX_KEY_LEN`] are refused before this is called.
+    pub(crate) fn upsert(
+        &mut self,
+        key: Option<&[u8]>,
+        hash: u64,
+        value: &[u8],
+        partition: i32,
+        offset: i64,
+    ) {
+        let tracked = self.get(key, hash).is_some_and(StoredOffset::is_tracked);
+        let Some(mut record) =
+            StoredOffset::new(hash, key.unwrap_or_default(), value, partition, offset)
+        else {
+            return;
+        };
+        record.set_tracked(tracked);
         match key {
             None => self.null_key = Some(record),
             Some(_) => {
-                self.keyed.replace(ByKey(record));
+                self.keyed.replace(BySlot(record));
             }
         }
     }
 
     /// Removes `key` (a tombstone).
-    pub(crate) fn remove(&mut self, key: Option<&[u8]>) {
+    pub(crate) fn remove(&mut self, key: Option<&[u8]>, hash: u64) {
         match key {
             None => self.null_key = None,
             Some(key) => {
-                self.keyed.remove(key);
+                self.keyed.remove(&slot_of(hash, key)[..]);
             }
         }
     }
 
-    /// Every live key and its record, the null key first, then by key bytes.
+    /// Sets or clears the tracked flag of a live `key`.
+    pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
+        if let Some(BySlot(mut record)) = self.keyed.take(&slot_of(hash, key)[..]) {
+            record.set_tracked(tracked);
+            self.keyed.insert(BySlot(record));
+        }
+    }
+
+    /// The keyed records whose slot hash is `hash`.
+    pub(crate) fn with_hash(&self, hash: u64) -> impl Iterator<Item = &StoredOffset> + '_ {
+        self.hash_range(hash, hash.checked_add(1))
+    }
+
+    /// The keyed records whose slot hash starts with the 32 bits `high`.
+    pub(crate) fn with_high_bits(&self, high: u32) -> impl Iterator<Item = &StoredOffset> + '_ {
+        let start = u64::from(high) << 32;
+        let end = high.checked_add(1).map(|next| u64::from(next) << 32);
+        self.hash_range(start, end)
+    }
+
+    /// Keyed records with a slot hash from `start` up to `end` (excluded; `None`: no end).
+    fn hash_range(&self, start: u64, end: Option<u64>) -> impl Iterator<Item = &StoredOffset> {
+        let start = start.to_be_bytes();
+        let end = end.map(u64::to_be_bytes);
+        let upper = match &end {
+            Some(end) => Bound::Excluded(&end[..]),
+            None => Bound::Unbounded,
+        };
+        self.keyed
+            .range::<[u8], _>((Bound::Included(&start[..]), upper))
+            .map(|e| &e.0)
+    }
+
+    /// Every live key and its record, the null key first, then by key bytes. Sorts: O(n log n).
     pub(crate) fn iter(&self) -> impl Iterator<Item = (Option<&[u8]>, &StoredOffset)> + '_ {
+        let mut keyed: Vec<&StoredOffset> = self.keyed.iter().map(|e| &e.0).collect();
+        keyed.sort_unstable_by(|a, b| a.key().cmp(b.key()));
         let null = self.null_key.iter().map(|record| (None, record));
-        null.chain(self.keyed.iter().map(|e| (Some(e.0.key()), &e.0)))
+        null.chain(keyed.into_iter().map(|record| (Some(record.key()), record)))
     }
 
     /// How many keys are live.
@@ -189,7 +290,7 @@ impl<'de> Deserialize<'de> for OwnedBytes {
         impl serde::de::Visitor<'_> for Visitor {
             type Value = OwnedBytes;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("key and value bytes")
+                f.write_str("slot hash, key and value bytes")
             }
             fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<OwnedBytes, E> {
                 Ok(OwnedBytes(bytes.into()))
@@ -200,10 +301,12 @@ impl<'de> Deserialize<'de> for OwnedBytes {
 }
 
 impl Serialize for LiveKeys {
-    /// A sequence of live keys, in [`iter`](Self::iter) order.
+    /// A sequence of live keys: the null key first, then in storage order.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.iter().map(|(key, record)| Wire {
-            keyed: key.is_some(),
+        let null = self.null_key.iter().map(|record| (false, record));
+        let keyed = self.keyed.iter().map(|e| (true, &e.0));
+        serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| Wire {
+            keyed,
             partition: record.partition,
             key_len: record.key_len,
             offset: record.offset,
@@ -213,7 +316,9 @@ impl Serialize for LiveKeys {
 }
 
 impl<'de> Deserialize<'de> for LiveKeys {
-    /// Refuses a key length beyond its bytes, a null key with key bytes, and a repeated key.
+    /// Refuses a key length beyond its bytes, a null key with key bytes or a tracked flag, and
+    /// a repeated key. (Slot hashes are taken as written: the checkpoint's checksum guards
+    /// them.)
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
         let wires = Vec::<Wire<OwnedBytes>>::deserialize(deserializer)?;
@@ -226,7 +331,7 @@ impl<'de> Deserialize<'de> for LiveKeys {
                 offset: wire.offset,
                 bytes: wire.bytes.0,
             };
-            if record.key_len as usize > record.bytes.len() {
+            if record.slot_end() > record.bytes.len() {
                 return Err(D::Error::custom("a live key is longer than its bytes"));
             }
             if !wire.keyed {
@@ -235,11 +340,11 @@ impl<'de> Deserialize<'de> for LiveKeys {
                 }
                 live.null_key = Some(record);
             } else {
-                keyed.push(ByKey(record));
+                keyed.push(BySlot(record));
             }
         }
         let count = keyed.len();
-        // Checkpoints list keys sorted: the set is built in bulk.
+        // Checkpoints list keys in storage order: the set is built in bulk.
         live.keyed = keyed.into_iter().collect();
         if live.keyed.len() != count {
             return Err(D::Error::custom("a live key is repeated"));
@@ -253,57 +358,88 @@ mod tests {
     use super::*;
     use alloc::vec;
 
-    fn record(key: &[u8], value: &[u8], offset: i64) -> StoredOffset {
-        StoredOffset::new(key, value, 0, offset).unwrap()
+    fn values(live: &LiveKeys) -> Vec<(Option<Vec<u8>>, Vec<u8>, i64)> {
+        live.iter()
+            .map(|(k, r)| (k.map(<[u8]>::to_vec), r.value().to_vec(), r.offset()))
+            .collect()
     }
 
     #[test]
-    fn keeps_the_latest_record_per_key_in_key_order() {
+    fn keeps_the_latest_record_per_key_listed_in_key_order() {
         let mut live = LiveKeys::default();
-        live.insert(Some(b"b"), record(b"b", b"1", 0));
-        live.insert(Some(b"a"), record(b"a", b"2", 1));
-        live.insert(None, record(b"", b"3", 2));
-        live.insert(Some(b"b"), record(b"b", b"4", 3));
+        // Hashes out of key order: listings still come sorted by key bytes.
+        live.upsert(Some(b"b"), 1, b"1", 0, 0);
+        live.upsert(Some(b"a"), 9, b"2", 0, 1);
+        live.upsert(None, 0, b"3", 0, 2);
+        live.upsert(Some(b"b"), 1, b"4", 0, 3);
         assert_eq!(live.len(), 3);
-        let seen: Vec<_> = live
-            .iter()
-            .map(|(k, r)| (k.map(<[u8]>::to_vec), r.value().to_vec(), r.offset()))
-            .collect();
-        let expected =
-            [(None, "3", 2), (Some("a"), "2", 1), (Some("b"), "4", 3)].map(|(k, v, o)| {
-                (
-                    k.map(|k: &str| k.as_bytes().to_vec()),
-                    v.as_bytes().to_vec(),
-                    o,
-                )
-            });
-        assert_eq!(seen, expected);
-        live.remove(Some(b"a"));
-        live.remove(None);
+        let expected = vec![
+            (None, b"3".to_vec(), 2),
+            (Some(b"a".to_vec()), b"2".to_vec(), 1),
+            (Some(b"b".to_vec()), b"4".to_vec(), 3),
+        ];
+        assert_eq!(values(&live), expected);
+        live.remove(Some(b"a"), 9);
+        live.remove(None, 0);
         assert_eq!(live.len(), 1);
         assert_eq!(
-            live.get(Some(b"b")).map(StoredOffset::value),
+            live.get(Some(b"b"), 1).map(StoredOffset::value),
             Some(&b"4"[..])
         );
-        assert!(live.get(Some(b"a")).is_none() && live.get(None).is_none());
+        assert!(
+            live.get(Some(b"b"), 2).is_none(),
+            "found only under its own hash"
+        );
+        assert!(live.get(Some(b"a"), 9).is_none() && live.get(None, 0).is_none());
     }
 
     #[test]
-    fn equality_compares_records_not_only_keys() {
+    fn tracked_flags_survive_new_values_and_hash_ranges_select_keys() {
+        let mut live = LiveKeys::default();
+        let near = (7u64 << 32) | 5;
+        live.upsert(Some(b"x"), near, b"1", 0, 0);
+        live.upsert(Some(b"y"), near, b"1", 0, 1);
+        live.upsert(Some(b"z"), (7 << 32) | 6, b"1", 0, 2);
+        live.upsert(Some(b"w"), 8 << 32, b"1", 0, 3);
+        live.upsert(Some(b"v"), u64::MAX, b"1", 0, 4);
+        live.set_tracked(b"x", near, true);
+        live.upsert(Some(b"x"), near, b"2", 0, 5);
+        let x = live.get(Some(b"x"), near).unwrap();
+        assert!(x.is_tracked() && x.value() == b"2" && x.key() == b"x");
+        assert!(!live.get(Some(b"y"), near).unwrap().is_tracked());
+        let keys = |it: &mut dyn Iterator<Item = &StoredOffset>| -> Vec<Vec<u8>> {
+            it.map(|r| r.key().to_vec()).collect()
+        };
+        assert_eq!(
+            keys(&mut live.with_hash(near)),
+            [b"x".to_vec(), b"y".to_vec()]
+        );
+        assert_eq!(keys(&mut live.with_high_bits(7)).len(), 3);
+        assert_eq!(keys(&mut live.with_hash(u64::MAX)), [b"v".to_vec()]);
+        assert_eq!(keys(&mut live.with_high_bits(u32::MAX)), [b"v".to_vec()]);
+        live.set_tracked(b"x", near, false);
+        assert!(!live.get(Some(b"x"), near).unwrap().is_tracked());
+    }
+
+    #[test]
+    fn equality_compares_records_and_flags_not_only_keys() {
         let mut one = LiveKeys::default();
         let mut two = LiveKeys::default();
-        one.insert(Some(b"k"), record(b"k", b"1", 0));
-        two.insert(Some(b"k"), record(b"k", b"2", 0));
+        one.upsert(Some(b"k"), 3, b"1", 0, 0);
+        two.upsert(Some(b"k"), 3, b"2", 0, 0);
         assert_ne!(one, two);
-        two.insert(Some(b"k"), record(b"k", b"1", 0));
+        two.upsert(Some(b"k"), 3, b"1", 0, 0);
         assert_eq!(one, two);
+        two.set_tracked(b"k", 3, true);
+        assert_ne!(one, two);
     }
 
     #[test]
     fn checkpoint_form_round_trips_and_refuses_malformed_keys() {
         let mut live = LiveKeys::default();
-        live.insert(None, record(b"", b"n", 0));
-        live.insert(Some(b"key"), record(b"key", b"value", 1));
+        live.upsert(None, 0, b"n", 0, 0);
+        live.upsert(Some(b"key"), 4, b"value", 1, 1);
+        live.set_tracked(b"key", 4, true);
         let config = bincode::config::standard();
         let bytes = bincode::serde::encode_to_vec(&live, config).unwrap();
         let (back, _): (LiveKeys, usize) =
@@ -321,12 +457,19 @@ mod tests {
             let bytes = bincode::serde::encode_to_vec(&wires, config).unwrap();
             bincode::serde::decode_from_slice::<LiveKeys, _>(&bytes, config)
         };
-        assert!(decode(vec![wire(true, 1, b"kv"), wire(false, 0, b"v")]).is_ok());
+        let hashed_kv = b"\0\0\0\0\0\0\0\x01kv";
+        assert!(decode(vec![
+            wire(true, 1, hashed_kv),
+            wire(false, 0, b"\0\0\0\0\0\0\0\0v")
+        ])
+        .is_ok());
         for bad in [
-            vec![wire(true, 3, b"kv")],
-            vec![wire(false, 1, b"kv")],
-            vec![wire(false, 0, b"v"), wire(false, 0, b"w")],
-            vec![wire(true, 1, b"kv"), wire(true, 1, b"kw")],
+            vec![wire(true, 3, hashed_kv)],
+            vec![wire(true, 0, b"short")],
+            vec![wire(false, 1, hashed_kv)],
+            vec![wire(false, TRACKED, hashed_kv)],
+            vec![wire(false, 0, hashed_kv), wire(false, 0, hashed_kv)],
+            vec![wire(true, 1, hashed_kv), wire(true, 1, hashed_kv)],
         ] {
             assert!(decode(bad).is_err());
         }

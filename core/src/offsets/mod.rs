@@ -15,7 +15,6 @@ mod ordered;
 mod partition_key;
 mod writer;
 
-use alloc::boxed::Box;
 use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -35,67 +34,76 @@ use crate::position::{Position, Positions};
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
-use partition_key::KeyShape;
-
-/// The known source partitions of one connector (Java: `Set<Map<String, Object>>`, compared with
-/// `Map.equals`), each with the member order of the key that first added it, which decides the
-/// Java `HashMap` order it is serialized in again.
-///
-/// Stored compactly, since a topic can hold millions: a partition is its
-/// [`CompactPartition`] encoding (equal maps have equal bytes), its member order a permutation
-/// of the sorted member names (empty when the key had them sorted).
-type PartitionSet = BTreeMap<CompactPartition, Box<[u32]>>;
+use partition_key::{KeyShape, PartitionKey};
 
 /// A source partition map as bytes: its bincode encoding, members sorted by name. The encoding
 /// is deterministic and exact (doubles by their bits), so two maps are equal exactly when their
 /// encodings are.
-type CompactPartition = Box<[u8]>;
-
-fn compact_partition(partition: &JsonObject) -> CompactPartition {
+fn compact_partition(partition: &JsonObject) -> Vec<u8> {
     // A map of strings, numbers, booleans, lists and maps: bincode cannot fail on it.
-    bincode::serde::encode_to_vec(partition, bincode::config::standard())
-        .unwrap_or_default()
-        .into_boxed_slice()
+    bincode::serde::encode_to_vec(partition, bincode::config::standard()).unwrap_or_default()
 }
 
-fn expand_partition(bytes: &[u8]) -> Option<JsonObject> {
-    bincode::serde::decode_from_slice(bytes, bincode::config::standard())
-        .ok()
-        .map(|(partition, _)| partition)
+/// 32 bits of a hash, for slot hashes.
+fn hash32(bytes: &[u8]) -> u32 {
+    murmur2(bytes) as u32
 }
 
-/// The permutation taking the sorted member names of `partition` to `names`, or an empty one
-/// when they are sorted already (or are not the map's names, which the key scanner reports
-/// only for keys it could not scan: sorted order is then the fallback, as before).
-fn member_permutation(partition: &JsonObject, names: &[String]) -> Box<[u32]> {
-    let sorted: Vec<&String> = partition.keys().collect();
-    if names.len() != sorted.len() || names.iter().zip(&sorted).all(|(a, b)| a == *b) {
-        return Box::default();
-    }
-    names
-        .iter()
-        .map(|n| sorted.iter().position(|s| *s == n).map(|i| i as u32))
-        .collect::<Option<Box<[u32]>>>()
-        .unwrap_or_default()
+/// The live key that added `key`'s partition to its connector's set, if the partition is in
+/// the set: the tracked key among those sharing the slot hash with the same connector and
+/// content (`bytes`, the record's own key, is taken without parsing it again).
+fn tracking_key(data: &LiveKeys, slot: u64, key: &PartitionKey, bytes: &[u8]) -> Option<Vec<u8>> {
+    data.with_hash(slot)
+        .filter(|stored| stored.is_tracked())
+        .find(|stored| {
+            stored.key() == bytes
+                || matches!(
+                    partition_key::classify(Some(stored.key())),
+                    KeyShape::Partition(other)
+                        if other.connector == key.connector && other.partition == key.partition
+                )
+        })
+        .map(|stored| stored.key().to_vec())
 }
 
-/// The member names of `partition` in the order `permutation` records.
-fn names_in_order<'a>(partition: &'a JsonObject, permutation: &[u32]) -> Vec<&'a str> {
+/// The slot hash of a `[connector, {partition}]` key: the connector's 32 bits, then the
+/// partition content's, so that a connector's keys sit together and equal partitions (in any
+/// member order or spelling) share a slot hash.
+fn partition_slot(connector: &str, partition: &JsonObject) -> u64 {
+    (u64::from(hash32(connector.as_bytes())) << 32)
+        | u64::from(hash32(&compact_partition(partition)))
+}
+
+/// How a key is classified for partition tracking, and its slot hash.
+fn classify_with_slot(key: Option<&[u8]>) -> (KeyShape, u64) {
+    let shape = partition_key::classify(key);
+    let slot = match &shape {
+        KeyShape::Partition(k) => partition_slot(&k.connector, &k.partition),
+        // Untracked keys are never looked up by content: any spread will do.
+        _ => u64::from(hash32(key.unwrap_or_default())) << 32,
+    };
+    (shape, slot)
+}
+
+/// The member names of `partition` in the key's order, or sorted when the key scanner could
+/// not tell (it reports no order, or names that are not the map's).
+fn names_in_order<'a>(partition: &'a JsonObject, order: &'a [String]) -> Vec<&'a str> {
     let sorted: Vec<&'a str> = partition.keys().map(String::as_str).collect();
-    if permutation.len() != sorted.len() {
+    let mut listed: Vec<&str> = order.iter().map(String::as_str).collect();
+    listed.sort_unstable();
+    if listed != sorted {
         return sorted;
     }
-    permutation
-        .iter()
-        .map(|&i| sorted.get(i as usize).copied().unwrap_or_default())
-        .collect()
+    order.iter().map(String::as_str).collect()
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Tables {
-    /// Raw key bytes (`None`: a record without key) to the latest value.
+    /// Raw key bytes (`None`: a record without key) to the latest value; the tracked flags
+    /// hold the connectors' partition sets (see [`live`]).
     data: Arc<LiveKeys>,
-    connector_partitions: Arc<BTreeMap<String, Arc<PartitionSet>>>,
+    /// Connectors that have (or had) tracked partitions: Java's `connectorPartitions` keys.
+    connectors: Arc<BTreeSet<String>>,
 }
 
 /// What handling an offsets record did. Every record is applied (the data map is updated byte
@@ -205,18 +213,44 @@ impl OffsetLog {
                 next_expected,
             }));
         }
-        self.track_partition(&record);
+        let (shape, slot) = classify_with_slot(record.key);
+        let partition = match shape {
+            KeyShape::Partition(key) => Some(key),
+            KeyShape::NullPartition => {
+                self.state.diagnostics.null_partition_keys += 1;
+                None
+            }
+            KeyShape::Ignored(_) => {
+                self.state.diagnostics.untracked_keys += 1;
+                None
+            }
+        };
+        if let Some(key) = &partition {
+            if !self.state.tables.connectors.contains(&key.connector) {
+                Arc::make_mut(&mut self.state.tables.connectors).insert(key.connector.clone());
+            }
+        }
         let data = Arc::make_mut(&mut self.state.tables.data);
         match record.value {
             Some(value) => {
-                let key = record.key.unwrap_or_default();
-                // Checked by `check_key` before anything changed.
-                if let Some(stored) = StoredOffset::new(key, value, record.partition, record.offset)
-                {
-                    data.insert(record.key, stored);
+                data.upsert(record.key, slot, value, record.partition, record.offset);
+                // `processPartitionKey` step 7: the set gains the partition unless some key
+                // with its content already added it.
+                if let (Some(key), Some(bytes)) = (&partition, record.key) {
+                    if tracking_key(data, slot, key, bytes).is_none() {
+                        data.set_tracked(bytes, slot, true);
+                    }
                 }
             }
-            None => data.remove(record.key),
+            None => {
+                // Step 7 for a tombstone: the partition leaves the set, whichever key added it.
+                if let (Some(key), Some(bytes)) = (&partition, record.key) {
+                    if let Some(tracking) = tracking_key(data, slot, key, bytes) {
+                        data.set_tracked(&tracking, slot, false);
+                    }
+                }
+                data.remove(record.key, slot);
+            }
         }
         if self.caught_up {
             let (key, partition) = (record.key.map(<[u8]>::to_vec), record.partition);
@@ -226,25 +260,6 @@ impl OffsetLog {
             });
         }
         Ok(RecordOutcome::Applied)
-    }
-
-    /// `processPartitionKey` step 7: add or remove the partition in the connector's set.
-    fn track_partition(&mut self, record: &Record<'_>) {
-        match partition_key::classify(record.key) {
-            KeyShape::Partition(key) => {
-                let sets = Arc::make_mut(&mut self.state.tables.connector_partitions);
-                let set = Arc::make_mut(sets.entry(key.connector).or_default());
-                let compact = compact_partition(&key.partition);
-                if record.value.is_some() {
-                    set.entry(compact)
-                        .or_insert_with(|| member_permutation(&key.partition, &key.member_order));
-                } else {
-                    set.remove(&compact);
-                }
-            }
-            KeyShape::NullPartition => self.state.diagnostics.null_partition_keys += 1,
-            KeyShape::Ignored(_) => self.state.diagnostics.untracked_keys += 1,
-        }
     }
 
     /// The next event, oldest first.
@@ -319,10 +334,12 @@ pub struct OffsetLookup {
 impl OffsetSnapshot {
     /// The latest value stored under exactly these key bytes.
     pub fn get(&self, key: Option<&[u8]>) -> Option<&StoredOffset> {
-        self.0.data.get(key)
+        let (_, slot) = classify_with_slot(key);
+        self.0.data.get(key, slot)
     }
 
-    /// Every live key and its record, sorted by key bytes (a null key first).
+    /// Every live key and its record, sorted by key bytes (a null key first). Sorts the keys
+    /// first: O(n log n).
     pub fn entries(&self) -> impl Iterator<Item = (Option<&[u8]>, &StoredOffset)> + '_ {
         self.0.data.iter()
     }
@@ -339,15 +356,13 @@ impl OffsetSnapshot {
 
     /// Connectors that have (or had) tracked partitions.
     pub fn connectors(&self) -> impl Iterator<Item = &str> + '_ {
-        self.0.connector_partitions.keys().map(String::as_str)
+        self.0.connectors.iter().map(String::as_str)
     }
 
     /// Java's `connectorPartitions(name)`: the connector's known partitions, sorted.
     pub fn connector_partitions(&self, connector: &str) -> impl Iterator<Item = JsonObject> {
-        let mut partitions: Vec<JsonObject> = self
-            .tracked(connector)
-            .map(|(partition, _)| partition)
-            .collect();
+        let mut partitions: Vec<JsonObject> =
+            self.tracked(connector).map(|key| key.partition).collect();
         partitions.sort_unstable();
         partitions.into_iter()
     }
@@ -355,22 +370,31 @@ impl OffsetSnapshot {
     /// The connector's partitions as Java re-serializes them (in `HashMap` order), sorted by
     /// content.
     pub fn connector_partitions_java_order(&self, connector: &str) -> Vec<OrderedMap> {
-        let mut tracked: Vec<(JsonObject, &[u32])> = self.tracked(connector).collect();
-        tracked.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut tracked: Vec<PartitionKey> = self.tracked(connector).collect();
+        tracked.sort_unstable_by(|a, b| a.partition.cmp(&b.partition));
         tracked
             .iter()
-            .map(|(p, permutation)| OrderedMap::java_hash_map(p, &names_in_order(p, permutation)))
+            .map(|k| {
+                OrderedMap::java_hash_map(
+                    &k.partition,
+                    &names_in_order(&k.partition, &k.member_order),
+                )
+            })
             .collect()
     }
 
-    /// The connector's tracked partitions, expanded, in storage order.
-    fn tracked(&self, connector: &str) -> impl Iterator<Item = (JsonObject, &[u32])> + '_ {
+    /// The connector's tracked partitions (each as the key that added it), in storage order.
+    fn tracked<'a>(&'a self, connector: &'a str) -> impl Iterator<Item = PartitionKey> + 'a {
         self.0
-            .connector_partitions
-            .get(connector)
-            .into_iter()
-            .flat_map(|set| set.iter())
-            .filter_map(|(p, permutation)| Some((expand_partition(p)?, &**permutation)))
+            .data
+            .with_high_bits(hash32(connector.as_bytes()))
+            .filter(|stored| stored.is_tracked())
+            .filter_map(
+                move |stored| match partition_key::classify(Some(stored.key())) {
+                    KeyShape::Partition(key) if key.connector == connector => Some(key),
+                    _ => None,
+                },
+            )
     }
 
     /// `OffsetStorageReader.offset(partition)` for `connector` (KIP-131): `None` when nothing is
@@ -448,7 +472,7 @@ fn read_offset(value: &[u8]) -> Result<Option<JsonObject>, Omitted> {
 /// the compact storage cannot hold.
 fn check_key(record: &Record<'_>) -> Result<(), RecordError> {
     match record.key.map(<[u8]>::len) {
-        Some(len) if u32::try_from(len).is_err() => Err(RecordError::KeyTooLong { len }),
+        Some(len) if len > live::MAX_KEY_LEN => Err(RecordError::KeyTooLong { len }),
         _ => Ok(()),
     }
 }
