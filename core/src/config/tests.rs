@@ -933,6 +933,25 @@ fn checkpoint_round_trip_keeps_buffered_task_configs() {
 }
 
 #[test]
+fn checkpoints_keep_applied_configs_whether_current_or_older() {
+    let mut feed = Feed::started();
+    two_task_connector(&mut feed, "old");
+    two_task_connector(&mut feed, "same");
+    // `old`'s config changes after its commit: its applied config is the older one.
+    feed.put("connector-old", Some(CFG_S2));
+    feed.events();
+    let bytes = feed.log.checkpoint();
+    let restored = ConfigLog::restore(&bytes).unwrap().snapshot();
+    assert_eq!(restored, feed.snap());
+    assert_eq!(restored.connector_config("old"), Some(&props("s2")));
+    assert_eq!(restored.applied_connector_config("old"), Some(&props("s0")));
+    assert_eq!(
+        restored.applied_connector_config("same"),
+        restored.connector_config("same")
+    );
+}
+
+#[test]
 fn corrupt_checkpoints_are_refused() {
     use crate::checkpoint::CheckpointError;
     let mut feed = Feed::new();
