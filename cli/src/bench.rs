@@ -182,9 +182,9 @@ pub struct BrokerFigures {
     /// Records both readers read (the broker may have compacted some of those produced).
     pub broker_records: Option<u64>,
     /// Seconds `inspect` (the store over `KafkaTransport`, new clients included) takes to read
-    /// the config topic (best of three).
+    /// the config topic (best of five).
     pub inspect_seconds: Option<f64>,
-    /// Seconds a raw librdkafka read of the same topic takes (best of three).
+    /// Seconds a raw librdkafka read of the same topic takes (best of five).
     pub raw_read_seconds: Option<f64>,
     /// `inspect_seconds` over `raw_read_seconds` (goal: at most 1.3).
     pub inspect_to_raw_ratio: Option<f64>,
@@ -294,8 +294,6 @@ fn ratio(a: f64, b: f64) -> f64 {
     }
 }
 
-/// Streams the offsets topic into a fresh `OffsetLog` in batches (generation untimed), measuring
-/// throughput and the resident-set growth the live entries cost.
 /// Streams the offsets topic into a fresh `OffsetLog` in batches (generation untimed), measuring
 /// throughput and the resident-set growth the live entries cost.
 fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliError> {
@@ -532,8 +530,9 @@ async fn raw_read(
     Ok((start.elapsed(), records))
 }
 
-/// The best of three raw reads and three `inspect` reads of the topic, alternating (the first
-/// raw read also warms the broker up), and the records the raw reads counted.
+/// The best of five raw reads and five `inspect` reads of the topic, alternating (a first raw
+/// read warms the broker up), and the records the raw reads counted. Reads through a broker
+/// vary more than in-memory replays, hence more runs.
 #[cfg(feature = "kafka")]
 async fn measure_reads(
     settings: &connect_state_kafka::KafkaSettings,
@@ -555,7 +554,7 @@ async fn measure_reads(
         ));
     }
     let (mut inspect, mut raw) = (Duration::MAX, Duration::MAX);
-    for _ in 0..3 {
+    for _ in 0..5 {
         let (time, read) = raw_read(settings, name, broker).await?;
         raw = raw.min(time);
         if read != records {
