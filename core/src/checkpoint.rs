@@ -335,6 +335,33 @@ where
     Ok(Arc::new(entries.into_iter().collect()))
 }
 
+/// Bytes in a checkpoint as one serde byte string: written from a borrowed slice
+/// (`ByteString<&[u8]>`), decoded with one copy into the owner it names (`ByteString<Box<[u8]>>`,
+/// `ByteString<Arc<[u8]>>`).
+pub(crate) struct ByteString<T>(pub(crate) T);
+
+impl Serialize for ByteString<&[u8]> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(self.0)
+    }
+}
+
+impl<'de, T: for<'a> From<&'a [u8]>> Deserialize<'de> for ByteString<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bytes<T>(PhantomData<T>);
+        impl<T: for<'a> From<&'a [u8]>> Visitor<'_> for Bytes<T> {
+            type Value = ByteString<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Self::Value, E> {
+                Ok(ByteString(T::from(bytes)))
+            }
+        }
+        deserializer.deserialize_bytes(Bytes(PhantomData))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

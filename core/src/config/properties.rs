@@ -6,6 +6,7 @@ use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::ByteString;
 use crate::json::{JsonObject, JsonValue, Natural};
 use crate::sync::Arc;
 
@@ -301,48 +302,20 @@ impl fmt::Debug for Properties {
 /// that decoding is one copy, not a rebuild of every property.
 #[derive(Serialize)]
 struct WireRef<'a> {
-    layout: Bytes<'a>,
+    layout: ByteString<&'a [u8]>,
     others: &'a [(usize, JsonValue)],
 }
 
 #[derive(Deserialize)]
 struct Wire {
-    layout: Layout,
+    layout: ByteString<Arc<[u8]>>,
     others: Vec<(usize, JsonValue)>,
-}
-
-/// Bytes serialized as a serde byte string.
-struct Bytes<'a>(&'a [u8]);
-
-impl Serialize for Bytes<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(self.0)
-    }
-}
-
-/// A decoded layout byte string, copied once into its shared allocation.
-struct Layout(Arc<[u8]>);
-
-impl<'de> Deserialize<'de> for Layout {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = Layout;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a property layout as bytes")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<Layout, E> {
-                Ok(Layout(bytes.into()))
-            }
-        }
-        deserializer.deserialize_bytes(Visitor)
-    }
 }
 
 impl Serialize for Properties {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         WireRef {
-            layout: Bytes(&self.bytes),
+            layout: ByteString(&self.bytes),
             others: self.others.as_deref().unwrap_or_default(),
         }
         .serialize(serializer)
@@ -441,7 +414,7 @@ mod tests {
         }
         layout.extend_from_slice(text);
         let wire = WireRef {
-            layout: Bytes(&layout),
+            layout: ByteString(&layout),
             others,
         };
         let bytes = bincode::serde::encode_to_vec(&wire, bincode::config::standard()).unwrap();
@@ -479,7 +452,7 @@ mod tests {
         }
         let empty = bincode::serde::encode_to_vec(
             WireRef {
-                layout: Bytes(&[]),
+                layout: ByteString(&[]),
                 others: &[],
             },
             bincode::config::standard(),

@@ -20,6 +20,8 @@ use core::ops::Bound;
 
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::ByteString;
+
 /// The longest key the storage holds: Kafka's own limit (a key length is an `int32`).
 pub(crate) const MAX_KEY_LEN: usize = i32::MAX as usize;
 const TRACKED: u32 = 1 << 31;
@@ -273,33 +275,6 @@ struct Wire<B> {
     bytes: B,
 }
 
-/// Bytes as a serde byte string (one copy on decode).
-struct Bytes<'a>(&'a [u8]);
-
-impl Serialize for Bytes<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(self.0)
-    }
-}
-
-struct OwnedBytes(Box<[u8]>);
-
-impl<'de> Deserialize<'de> for OwnedBytes {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl serde::de::Visitor<'_> for Visitor {
-            type Value = OwnedBytes;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("slot hash, key and value bytes")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<OwnedBytes, E> {
-                Ok(OwnedBytes(bytes.into()))
-            }
-        }
-        deserializer.deserialize_bytes(Visitor)
-    }
-}
-
 impl Serialize for LiveKeys {
     /// A sequence of live keys: the null key first, then in storage order.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -310,7 +285,7 @@ impl Serialize for LiveKeys {
             partition: record.partition,
             key_len: record.key_len,
             offset: record.offset,
-            bytes: Bytes(&record.bytes),
+            bytes: ByteString(&record.bytes[..]),
         }))
     }
 }
@@ -321,7 +296,7 @@ impl<'de> Deserialize<'de> for LiveKeys {
     /// them.)
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let wires = Vec::<Wire<OwnedBytes>>::deserialize(deserializer)?;
+        let wires = Vec::<Wire<ByteString<Box<[u8]>>>>::deserialize(deserializer)?;
         let mut live = Self::default();
         let mut keyed = Vec::with_capacity(wires.len());
         for wire in wires {
@@ -451,9 +426,9 @@ mod tests {
             partition: 0,
             key_len,
             offset: 0,
-            bytes: Bytes(bytes),
+            bytes: ByteString(bytes),
         };
-        let decode = |wires: Vec<Wire<Bytes<'static>>>| {
+        let decode = |wires: Vec<Wire<ByteString<&'static [u8]>>>| {
             let bytes = bincode::serde::encode_to_vec(&wires, config).unwrap();
             bincode::serde::decode_from_slice::<LiveKeys, _>(&bytes, config)
         };
