@@ -165,7 +165,7 @@ proptest! {
             }
             let (key, value) = (op.key(), op.value());
             let record = Record::new(&key, value.as_deref(), offset as i64);
-            log.handle_record(record.clone()).expect("a valid record");
+            log.handle_record(record).expect("a valid record");
             if let Some(restarted) = restarted.as_mut() {
                 restarted.handle_record(record).expect("a valid record");
             }
