@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use connect_state_cli::{run, Cli, Exit};
 
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
