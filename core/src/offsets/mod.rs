@@ -289,7 +289,7 @@ impl OffsetLog {
     }
 
     /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
-    /// [`checkpoint::check_fresh`](crate::checkpoint::check_fresh) can refuse it once it is older
+    /// [`checkpoint::check_fresh`] can refuse it once it is older
     /// than the topic's tombstone retention.
     pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
         checkpoint::encode(TopicKind::Offsets, &self.state, Some(taken_at_ms))
