@@ -138,11 +138,11 @@ struct TaskConfigsJson<'a>(&'a ConfigSnapshot);
 impl Serialize for TaskConfigsJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut grouped: BTreeMap<&str, BTreeMap<String, PropsJson<'_>>> = BTreeMap::new();
-        for (id, props) in self.0.task_configs() {
-            grouped
-                .entry(id.connector.as_str())
-                .or_default()
-                .insert(alloc::format!("{}", id.task), PropsJson(props));
+        for (connector, tasks) in self.0 .0.task_configs.iter() {
+            let group = grouped.entry(connector.as_str()).or_default();
+            for (task, props) in tasks {
+                group.insert(alloc::format!("{task}"), PropsJson(props));
+            }
         }
         grouped.serialize(s)
     }

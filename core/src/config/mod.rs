@@ -193,13 +193,8 @@ impl ConfigLog {
         if t.connector_task_counts.contains_key(c) {
             Arc::make_mut(&mut t.connector_task_counts).remove(c);
         }
-        let range = TaskId::new(c, i32::MIN)..=TaskId::new(c, i32::MAX);
-        if t.task_configs.range(range.clone()).next().is_some() {
-            let tasks = Arc::make_mut(&mut t.task_configs);
-            let doomed: Vec<TaskId> = tasks.range(range).map(|(id, _)| id.clone()).collect();
-            for id in doomed {
-                tasks.remove(&id);
-            }
+        if t.task_configs.contains_key(c) {
+            Arc::make_mut(&mut t.task_configs).remove(c);
         }
         if t.applied_connector_configs.contains_key(c) {
             Arc::make_mut(&mut t.applied_connector_configs).remove(c);
@@ -270,20 +265,37 @@ impl ConfigLog {
         if consistent {
             // Step 7: apply everything buffered, indices beyond the count included.
             if let Some(entries) = buffered {
-                let tasks = Arc::make_mut(&mut t.task_configs);
-                for (task, props) in entries {
-                    tasks.insert(TaskId::new(c, *task), props.clone());
-                    applied_ids.push(*task);
+                if !entries.is_empty() {
+                    let tasks = Arc::make_mut(&mut t.task_configs);
+                    if !tasks.contains_key(c) {
+                        tasks.insert(c.into(), BTreeMap::new());
+                    }
+                    if let Some(applied) = tasks.get_mut(c) {
+                        for (task, props) in entries {
+                            applied.insert(*task, props.clone());
+                            applied_ids.push(*task);
+                        }
+                    }
                 }
                 let generations = Arc::make_mut(&mut t.generations);
-                let next = generations.get(c).map_or(0, |g| g.wrapping_add(1));
-                generations.insert(c.into(), next);
+                match generations.get_mut(c) {
+                    Some(generation) => *generation = generation.wrapping_add(1),
+                    None => {
+                        generations.insert(c.into(), 0);
+                    }
+                }
             }
             if t.inconsistent.contains(c) {
                 Arc::make_mut(&mut t.inconsistent).remove(c);
             }
             if let Some(config) = t.connector_configs.get(c).cloned() {
-                Arc::make_mut(&mut t.applied_connector_configs).insert(c.into(), config);
+                let applied = Arc::make_mut(&mut t.applied_connector_configs);
+                match applied.get_mut(c) {
+                    Some(slot) => *slot = config,
+                    None => {
+                        applied.insert(c.into(), config);
+                    }
+                }
             }
             self.state.diagnostics.inconsistencies.remove(c);
         } else {
@@ -308,7 +320,13 @@ impl ConfigLog {
         }
         // Steps 9 and 10: the count is stored even when inconsistent, and fencing is pending.
         let t = &mut self.state.tables;
-        Arc::make_mut(&mut t.connector_task_counts).insert(c.into(), count);
+        let counts = Arc::make_mut(&mut t.connector_task_counts);
+        match counts.get_mut(c) {
+            Some(slot) => *slot = count,
+            None => {
+                counts.insert(c.into(), count);
+            }
+        }
         if !t.pending_fencing.contains(c) {
             Arc::make_mut(&mut t.pending_fencing).insert(c.into());
         }

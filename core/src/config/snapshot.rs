@@ -10,6 +10,10 @@ use super::properties::Properties;
 use super::types::{SessionKey, TargetState, TaskId};
 use crate::sync::Arc;
 
+/// Applied task configs by connector, then task number (Java's `taskConfigs`, keyed by
+/// `ConnectorTaskId`): a commit finds its connector once, not once per task.
+pub(crate) type TaskConfigs = BTreeMap<String, BTreeMap<i32, Properties>>;
+
 /// The store's collections (spec §3.0 without the deferred buffer), each behind an `Arc` so a
 /// snapshot shares them and the machine copies one only when it next changes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,7 +23,7 @@ pub(crate) struct Tables {
     pub(crate) session_key: Option<Arc<SessionKey>>,
     pub(crate) connector_configs: Arc<BTreeMap<String, Properties>>,
     pub(crate) connector_task_counts: Arc<BTreeMap<String, i32>>,
-    pub(crate) task_configs: Arc<BTreeMap<TaskId, Properties>>,
+    pub(crate) task_configs: Arc<TaskConfigs>,
     pub(crate) target_states: Arc<BTreeMap<String, TargetState>>,
     pub(crate) task_count_records: Arc<BTreeMap<String, i32>>,
     pub(crate) generations: Arc<BTreeMap<String, i32>>,
@@ -39,7 +43,7 @@ struct TablesWire {
     connector_configs: Arc<BTreeMap<String, Properties>>,
     connector_task_counts: Arc<BTreeMap<String, i32>>,
     #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    task_configs: Arc<BTreeMap<TaskId, Properties>>,
+    task_configs: Arc<TaskConfigs>,
     target_states: Arc<BTreeMap<String, TargetState>>,
     task_count_records: Arc<BTreeMap<String, i32>>,
     generations: Arc<BTreeMap<String, i32>>,
@@ -200,12 +204,16 @@ impl ConfigSnapshot {
 
     /// The applied config of a task, stale ones included (spec §3.4 notes).
     pub fn task_config(&self, id: &TaskId) -> Option<&Properties> {
-        self.0.task_configs.get(id)
+        self.0.task_configs.get(&id.connector)?.get(&id.task)
     }
 
     /// Every applied task config, stale ones included, ordered by task id.
-    pub fn task_configs(&self) -> impl Iterator<Item = (&TaskId, &Properties)> + '_ {
-        self.0.task_configs.iter()
+    pub fn task_configs(&self) -> impl Iterator<Item = (TaskId, &Properties)> + '_ {
+        self.0.task_configs.iter().flat_map(|(connector, tasks)| {
+            tasks
+                .iter()
+                .map(|(task, props)| (TaskId::new(connector.as_str(), *task), props))
+        })
     }
 
     /// The task count of the latest commit, even an inconsistent one; 0 if none.
