@@ -305,24 +305,20 @@ async fn shutdown_signal() {
 
 /// The routes, Java Connect's paths.
 fn router(app: Arc<App>, max_concurrent: usize) -> Router {
-    Router::new()
+    // The GETs answered from the views and the connector's name alone.
+    let by_name: [(&str, ByConnector); 4] = [
+        ("/connectors/{c}", rest::connector_info),
+        ("/connectors/{c}/config", rest::connector_config),
+        ("/connectors/{c}/status", rest::connector_status),
+        ("/connectors/{c}/tasks", rest::tasks),
+    ];
+    let routes = by_name
+        .into_iter()
+        .fold(Router::new(), |routes, (path, answer)| {
+            routes.route(path, get(move |s, p| by_connector(s, p, answer)))
+        });
+    routes
         .route("/connectors", get(list_connectors))
-        .route(
-            "/connectors/{c}",
-            get(|s, p| by_connector(s, p, rest::connector_info)),
-        )
-        .route(
-            "/connectors/{c}/config",
-            get(|s, p| by_connector(s, p, rest::connector_config)),
-        )
-        .route(
-            "/connectors/{c}/status",
-            get(|s, p| by_connector(s, p, rest::connector_status)),
-        )
-        .route(
-            "/connectors/{c}/tasks",
-            get(|s, p| by_connector(s, p, rest::tasks)),
-        )
         .route("/connectors/{c}/tasks/{t}/status", get(task_status))
         .route("/connectors/{c}/topics", get(topics))
         .route("/connectors/{c}/topics/reset", put(reset_topics))
@@ -363,10 +359,13 @@ async fn list_connectors(State(app): State<Arc<App>>, RawQuery(query): RawQuery)
     reply(&views, answer)
 }
 
+/// A REST answer computed from the views and a connector's name.
+type ByConnector = fn(&Views, &str) -> Answer;
+
 async fn by_connector(
     State(app): State<Arc<App>>,
     Path(c): Path<String>,
-    answer: fn(&Views, &str) -> Answer,
+    answer: ByConnector,
 ) -> Response {
     let views = app.views();
     let answer = answer(&views, &c);

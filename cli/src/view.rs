@@ -2,9 +2,10 @@
 
 use core::fmt::Write as _;
 
-use engine::config::{ConfigLog, EventJson, SnapshotJson};
+use engine::config::{ConfigLog, EventJson, SkipKind, SnapshotJson};
 use engine::offsets::{kip875, OffsetEventJson, OffsetLog, OffsetSnapshotJson};
-use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
+use engine::skips::SkipCounts;
+use engine::status::{StatusEventJson, StatusLog, StatusSkipKind, StatusSnapshotJson};
 use engine::TopicMachine;
 use serde_json::Value;
 
@@ -12,6 +13,11 @@ use crate::table;
 
 /// Skip counters as `(name, count)`, for the stderr summary.
 pub type Skips = Vec<(&'static str, u64)>;
+
+/// A machine's skip counters with their names.
+fn named<K: Ord + Copy>(counts: &SkipCounts<K>, name: fn(K) -> &'static str) -> Skips {
+    counts.iter().map(|(kind, n)| (name(kind), n)).collect()
+}
 
 /// What the CLI shows of a topic machine.
 pub trait View: TopicMachine + Default {
@@ -48,24 +54,14 @@ macro_rules! view {
 }
 
 view!(ConfigLog, SnapshotJson, EventJson, config_table, |log| {
-    log.diagnostics()
-        .skipped()
-        .iter()
-        .map(|(k, n)| (k.as_str(), n))
-        .collect()
+    named(log.diagnostics().skipped(), SkipKind::as_str)
 });
 view!(
     StatusLog,
     StatusSnapshotJson,
     StatusEventJson,
     status_table,
-    |log| {
-        log.diagnostics()
-            .skipped()
-            .iter()
-            .map(|(k, n)| (k.as_str(), n))
-            .collect()
-    }
+    |log| named(log.diagnostics().skipped(), StatusSkipKind::as_str)
 );
 view!(
     OffsetLog,

@@ -152,6 +152,12 @@ impl Server {
         (response.status().as_u16(), offset, body)
     }
 
+    /// `(status, body)`, without the header.
+    fn answer(&self, method: &str, path: &str) -> (u16, Option<Value>) {
+        let (status, _, body) = self.call(method, path);
+        (status, body)
+    }
+
     fn get(&self, path: &str) -> (u16, Value) {
         let (status, offset, body) = self.call("GET", path);
         assert!(offset.is_some(), "{path}: no config offset header");
@@ -174,8 +180,13 @@ impl Drop for Server {
     }
 }
 
+/// Java's error body.
+fn error(code: u16, message: &str) -> Value {
+    json!({"error_code": code, "message": message})
+}
+
 fn not_found(message: &str) -> Value {
-    json!({"error_code": 404, "message": message})
+    error(404, message)
 }
 
 #[test]
@@ -305,13 +316,9 @@ fn unknown_things_get_connects_404_bodies() {
         server.get("/nowhere"),
         (404, not_found("HTTP 404 Not Found"))
     );
-    let (status, _, body) = server.call("DELETE", "/connectors");
     assert_eq!(
-        (status, body),
-        (
-            405,
-            Some(json!({"error_code": 405, "message": "HTTP 405 Method Not Allowed"}))
-        )
+        server.answer("DELETE", "/connectors"),
+        (405, Some(error(405, "HTTP 405 Method Not Allowed")))
     );
 }
 
@@ -327,7 +334,7 @@ fn topic_tracking_endpoints_follow_the_worker_settings() {
         server.get("/connectors/ghost/topics"),
         (200, json!({"ghost": {"topics": []}}))
     );
-    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
+    let (status, body) = server.answer("PUT", "/connectors/snk/topics/reset");
     assert_eq!(status, 403);
     assert!(body.unwrap()["message"]
         .as_str()
@@ -336,24 +343,22 @@ fn topic_tracking_endpoints_follow_the_worker_settings() {
     drop(server);
     // Tracking disabled: both endpoints answer Java's 403.
     let server = Server::from_dumps(&["--topic-tracking-enable", "false"]);
-    let disabled = json!({"error_code": 403, "message": "Topic tracking is disabled."});
+    let disabled = error(403, "Topic tracking is disabled.");
     assert_eq!(
         server.get("/connectors/snk/topics"),
         (403, disabled.clone())
     );
-    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
-    assert_eq!((status, body), (403, Some(disabled)));
+    assert_eq!(
+        server.answer("PUT", "/connectors/snk/topics/reset"),
+        (403, Some(disabled))
+    );
     drop(server);
     // Reset disabled: GET works, PUT answers Java's 403.
     let server = Server::from_dumps(&["--topic-tracking-allow-reset", "false"]);
     assert_eq!(server.get("/connectors/snk/topics").0, 200);
-    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
     assert_eq!(
-        (status, body),
-        (
-            403,
-            Some(json!({"error_code": 403, "message": "Topic tracking reset is disabled."}))
-        )
+        server.answer("PUT", "/connectors/snk/topics/reset"),
+        (403, Some(error(403, "Topic tracking reset is disabled.")))
     );
 }
 
@@ -443,7 +448,7 @@ fn serve_tails_a_live_cluster_and_resets_topics_through_kafka() {
         server.get("/connectors/snk/topics"),
         (200, json!({"snk": {"topics": ["audit", "orders"]}}))
     );
-    let (status, _, body) = server.call("PUT", "/connectors/snk/topics/reset");
+    let (status, body) = server.answer("PUT", "/connectors/snk/topics/reset");
     assert_eq!((status, body), (202, None));
     assert_eq!(
         server.get("/connectors/snk/topics"),
