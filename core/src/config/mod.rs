@@ -53,6 +53,7 @@ type Deferred = BTreeMap<i32, Properties>;
 /// diagnostics. Not the event queue, and not the caught-up flag.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct MachineState {
+    #[serde(with = "snapshot::applied_by_reference")]
     tables: Tables,
     deferred: BTreeMap<String, Deferred>,
     positions: Positions,

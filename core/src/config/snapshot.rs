@@ -16,101 +16,90 @@ pub(crate) type TaskConfigs = BTreeMap<String, BTreeMap<i32, Properties>>;
 
 /// The store's collections (spec §3.0 without the deferred buffer), each behind an `Arc` so a
 /// snapshot shares them and the machine copies one only when it next changes it.
+pub(crate) type Tables = TablesOf<Properties>;
+
+/// [`Tables`] with applied connector configs of type `V`: `Properties` in memory, and in
+/// checkpoints `Option<Properties>`, `None` standing for the connector's current config (the
+/// usual case), so that each configuration is written, decoded and held once (see
+/// [`applied_by_reference`]). Large maps are decoded in bulk.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "TablesWire", from = "TablesWire")]
-pub(crate) struct Tables {
+#[serde(bound(serialize = "V: Serialize", deserialize = "V: Deserialize<'de>"))]
+pub(crate) struct TablesOf<V> {
     pub(crate) offset: i64,
     pub(crate) session_key: Option<Arc<SessionKey>>,
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
     pub(crate) connector_configs: Arc<BTreeMap<String, Properties>>,
     pub(crate) connector_task_counts: Arc<BTreeMap<String, i32>>,
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
     pub(crate) task_configs: Arc<TaskConfigs>,
     pub(crate) target_states: Arc<BTreeMap<String, TargetState>>,
     pub(crate) task_count_records: Arc<BTreeMap<String, i32>>,
     pub(crate) generations: Arc<BTreeMap<String, i32>>,
-    pub(crate) applied_connector_configs: Arc<BTreeMap<String, Properties>>,
+    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
+    pub(crate) applied_connector_configs: Arc<BTreeMap<String, V>>,
     pub(crate) pending_fencing: Arc<BTreeSet<String>>,
     pub(crate) inconsistent: Arc<BTreeSet<String>>,
 }
 
-/// The checkpoint form of [`Tables`]: an applied connector config that is the connector's
-/// current config (the usual case) is written as `None`, so each configuration is written,
-/// decoded and held once; large maps are decoded in bulk.
-#[derive(Serialize, Deserialize)]
-struct TablesWire {
-    offset: i64,
-    session_key: Option<Arc<SessionKey>>,
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    connector_configs: Arc<BTreeMap<String, Properties>>,
-    connector_task_counts: Arc<BTreeMap<String, i32>>,
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    task_configs: Arc<TaskConfigs>,
-    target_states: Arc<BTreeMap<String, TargetState>>,
-    task_count_records: Arc<BTreeMap<String, i32>>,
-    generations: Arc<BTreeMap<String, i32>>,
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    applied_connector_configs: Arc<BTreeMap<String, Option<Properties>>>,
-    pending_fencing: Arc<BTreeSet<String>>,
-    inconsistent: Arc<BTreeSet<String>>,
-}
-
-impl From<Tables> for TablesWire {
-    fn from(t: Tables) -> Self {
-        let applied = t
-            .applied_connector_configs
-            .iter()
-            .map(|(c, applied)| {
-                let current = t.connector_configs.get(c);
-                let same = current.is_some_and(|current| current == applied);
-                (c.clone(), (!same).then(|| applied.clone()))
-            })
-            .collect();
-        Self {
-            offset: t.offset,
-            session_key: t.session_key,
-            connector_configs: t.connector_configs,
-            connector_task_counts: t.connector_task_counts,
-            task_configs: t.task_configs,
-            target_states: t.target_states,
-            task_count_records: t.task_count_records,
-            generations: t.generations,
+impl<V> TablesOf<V> {
+    /// The same tables with the applied configs `convert` makes from the current configs and
+    /// these applied ones.
+    fn with_applied<W>(
+        self,
+        convert: impl FnOnce(&BTreeMap<String, Properties>, &BTreeMap<String, V>) -> BTreeMap<String, W>,
+    ) -> TablesOf<W> {
+        let applied = convert(&self.connector_configs, &self.applied_connector_configs);
+        TablesOf {
+            offset: self.offset,
+            session_key: self.session_key,
+            connector_configs: self.connector_configs,
+            connector_task_counts: self.connector_task_counts,
+            task_configs: self.task_configs,
+            target_states: self.target_states,
+            task_count_records: self.task_count_records,
+            generations: self.generations,
             applied_connector_configs: Arc::new(applied),
-            pending_fencing: t.pending_fencing,
-            inconsistent: t.inconsistent,
+            pending_fencing: self.pending_fencing,
+            inconsistent: self.inconsistent,
         }
     }
 }
 
-impl From<TablesWire> for Tables {
-    /// A `None` applied config without a current config (only a forged checkpoint has one) is
-    /// left out, as if never applied.
-    fn from(w: TablesWire) -> Self {
-        let applied = w
-            .applied_connector_configs
-            .iter()
-            .filter_map(|(c, applied)| {
-                let config = applied
-                    .clone()
-                    .or_else(|| w.connector_configs.get(c).cloned())?;
-                Some((c.clone(), config))
-            })
-            .collect();
-        Self {
-            offset: w.offset,
-            session_key: w.session_key,
-            connector_configs: w.connector_configs,
-            connector_task_counts: w.connector_task_counts,
-            task_configs: w.task_configs,
-            target_states: w.target_states,
-            task_count_records: w.task_count_records,
-            generations: w.generations,
-            applied_connector_configs: Arc::new(applied),
-            pending_fencing: w.pending_fencing,
-            inconsistent: w.inconsistent,
-        }
+/// Checkpoint (de)serialization of [`Tables`] with applied configs that equal the current ones
+/// written as references. Use as `#[serde(with = "snapshot::applied_by_reference")]`.
+pub(crate) mod applied_by_reference {
+    use super::*;
+
+    pub(crate) fn serialize<S: serde::Serializer>(t: &Tables, s: S) -> Result<S::Ok, S::Error> {
+        let wire = t.clone().with_applied(|current, applied| {
+            applied
+                .iter()
+                .map(|(c, config)| {
+                    let same = current.get(c) == Some(config);
+                    (c.clone(), (!same).then(|| config.clone()))
+                })
+                .collect()
+        });
+        wire.serialize(s)
+    }
+
+    /// A reference without a current config (only a forged checkpoint has one) is left out,
+    /// as if never applied.
+    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Tables, D::Error> {
+        let wire = TablesOf::<Option<Properties>>::deserialize(d)?;
+        Ok(wire.with_applied(|current, applied| {
+            applied
+                .iter()
+                .filter_map(|(c, config)| {
+                    let config = config.clone().or_else(|| current.get(c).cloned())?;
+                    Some((c.clone(), config))
+                })
+                .collect()
+        }))
     }
 }
 
-impl Default for Tables {
+impl<V> Default for TablesOf<V> {
     fn default() -> Self {
         Self {
             offset: NO_OFFSET,
