@@ -11,8 +11,10 @@
 //! Records use kcat's `-J` member names (`offset`, `key`, `payload`, optional `partition`), so the
 //! same vector feeds the library directly and the CLI through a dump file.
 
+pub mod differential;
 pub mod fuzzing;
 pub mod model;
+pub mod oracle;
 pub mod reference;
 pub mod simulation;
 
@@ -56,6 +58,25 @@ pub struct Vector {
 }
 
 impl Vector {
+    /// The vector as an oracle case.
+    pub fn case(&self) -> oracle::Case {
+        let topic = oracle::Topic::parse(&self.topic)
+            .unwrap_or_else(|| panic!("unknown topic {:?} in a vector", self.topic));
+        let records = self
+            .records
+            .iter()
+            .map(|r| oracle::CaseRecord {
+                partition: r.partition,
+                offset: r.offset,
+                key: r.key.as_ref().map(|k| k.as_bytes().to_vec()),
+                value: r.payload.as_ref().map(|v| v.as_bytes().to_vec()),
+            })
+            .collect();
+        let mut case = oracle::Case::new(topic, records);
+        case.live_from = self.live_from;
+        case
+    }
+
     /// The records as kcat JSON lines.
     pub fn kcat_lines(&self) -> String {
         self.records

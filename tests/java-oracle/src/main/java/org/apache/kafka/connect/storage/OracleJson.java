@@ -1,0 +1,209 @@
+package org.apache.kafka.connect.storage;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * How the oracle writes Java values in connect-state's JSON contract.
+ *
+ * <p>The contract sorts every map by key in Unicode code point order (the order of UTF-8 bytes,
+ * which is how the Rust side sorts), except where Java's own {@code HashMap} order is the answer
+ * (the KIP-875 listing), which {@link #ordered} keeps. Lists Java builds from sets are sorted
+ * with {@link #VALUE_ORDER}, the order connect-state's {@code JsonValue} has.
+ */
+final class OracleJson {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private OracleJson() {
+    }
+
+    /** Strings in code point order (equal to the order of their UTF-8 bytes). */
+    static final Comparator<String> CODE_POINTS = (a, b) -> {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int x = a.codePointAt(i);
+            int y = b.codePointAt(j);
+            if (x != y) {
+                return Integer.compare(x, y);
+            }
+            i += Character.charCount(x);
+            j += Character.charCount(y);
+        }
+        return Boolean.compare(i < a.length(), j < b.length());
+    };
+
+    /**
+     * Values in the order of connect-state's {@code JsonValue} (its derived {@code Ord}): null,
+     * booleans, longs, doubles (by raw bits, unsigned), strings, lists, maps; lists and maps
+     * lexicographically (maps by their entries in key order), a shorter prefix first.
+     */
+    static final Comparator<Object> VALUE_ORDER = OracleJson::compareValues;
+
+    private static int rank(Object v) {
+        if (v == null) {
+            return 0;
+        } else if (v instanceof Boolean) {
+            return 1;
+        } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            return 2;
+        } else if (v instanceof Double || v instanceof Float) {
+            return 3;
+        } else if (v instanceof String) {
+            return 4;
+        } else if (v instanceof List) {
+            return 5;
+        } else if (v instanceof Map) {
+            return 6;
+        }
+        return 7;
+    }
+
+    private static int compareValues(Object a, Object b) {
+        int ra = rank(a);
+        int rb = rank(b);
+        if (ra != rb) {
+            return Integer.compare(ra, rb);
+        }
+        switch (ra) {
+            case 0:
+                return 0;
+            case 1:
+                return Boolean.compare((Boolean) a, (Boolean) b);
+            case 2:
+                return Long.compare(((Number) a).longValue(), ((Number) b).longValue());
+            case 3:
+                return Long.compareUnsigned(Double.doubleToRawLongBits(((Number) a).doubleValue()),
+                    Double.doubleToRawLongBits(((Number) b).doubleValue()));
+            case 4:
+                return CODE_POINTS.compare((String) a, (String) b);
+            case 5:
+                return compareIterators(((List<?>) a).iterator(), ((List<?>) b).iterator(), VALUE_ORDER);
+            case 6: {
+                Iterator<Map.Entry<String, Object>> x = sortedEntries((Map<?, ?>) a).iterator();
+                Iterator<Map.Entry<String, Object>> y = sortedEntries((Map<?, ?>) b).iterator();
+                return compareIterators(x, y, (p, q) -> {
+                    Map.Entry<String, Object> e = (Map.Entry<String, Object>) p;
+                    Map.Entry<String, Object> f = (Map.Entry<String, Object>) q;
+                    int byKey = CODE_POINTS.compare(e.getKey(), f.getKey());
+                    return byKey != 0 ? byKey : compareValues(e.getValue(), f.getValue());
+                });
+            }
+            default:
+                return String.valueOf(a).compareTo(String.valueOf(b));
+        }
+    }
+
+    private static <T> int compareIterators(Iterator<? extends T> x, Iterator<? extends T> y, Comparator<Object> order) {
+        while (x.hasNext() && y.hasNext()) {
+            int c = order.compare(x.next(), y.next());
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Boolean.compare(x.hasNext(), y.hasNext());
+    }
+
+    /** A map's entries sorted by key; keys are Strings in every map the converters build. */
+    static List<Map.Entry<String, Object>> sortedEntries(Map<?, ?> map) {
+        TreeMap<String, Object> sorted = new TreeMap<>(CODE_POINTS);
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            sorted.put(String.valueOf(e.getKey()), e.getValue());
+        }
+        return new ArrayList<>(sorted.entrySet());
+    }
+
+    /** A Java value as JSON with every map sorted by key. */
+    static JsonNode sorted(Object value) {
+        return toNode(value, true);
+    }
+
+    /** A Java value as JSON with maps in their own iteration order (as Jackson writes them). */
+    static JsonNode ordered(Object value) {
+        return toNode(value, false);
+    }
+
+    private static JsonNode toNode(Object value, boolean sortMaps) {
+        if (value == null) {
+            return NODES.nullNode();
+        } else if (value instanceof String) {
+            return NODES.textNode((String) value);
+        } else if (value instanceof Boolean) {
+            return NODES.booleanNode((Boolean) value);
+        } else if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return NODES.numberNode(((Number) value).longValue());
+        } else if (value instanceof Double || value instanceof Float) {
+            return NODES.numberNode(((Number) value).doubleValue());
+        } else if (value instanceof BigInteger) {
+            return NODES.numberNode((BigInteger) value);
+        } else if (value instanceof BigDecimal) {
+            return NODES.numberNode((BigDecimal) value);
+        } else if (value instanceof byte[]) {
+            return NODES.textNode(Base64.getEncoder().encodeToString((byte[]) value));
+        } else if (value instanceof Collection) {
+            ArrayNode array = NODES.arrayNode();
+            for (Object item : (Collection<?>) value) {
+                array.add(toNode(item, sortMaps));
+            }
+            return array;
+        } else if (value instanceof Map) {
+            ObjectNode object = NODES.objectNode();
+            Iterable<? extends Map.Entry<?, ?>> entries = sortMaps
+                ? sortedEntries((Map<?, ?>) value)
+                : ((Map<?, ?>) value).entrySet();
+            for (Map.Entry<?, ?> e : entries) {
+                object.set(String.valueOf(e.getKey()), toNode(e.getValue(), sortMaps));
+            }
+            return object;
+        }
+        return NODES.textNode(String.valueOf(value));
+    }
+
+    /** Bytes as text, decoded as UTF-8 with Java's replacement of malformed input. */
+    static String text(byte[] bytes) {
+        return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** An object node whose members are added in sorted key order. */
+    static ObjectNode sortedObject(Map<String, ? extends JsonNode> members) {
+        TreeMap<String, JsonNode> sorted = new TreeMap<>(CODE_POINTS);
+        sorted.putAll(members);
+        ObjectNode object = NODES.objectNode();
+        sorted.forEach(object::set);
+        return object;
+    }
+
+    /** A sorted array of strings. */
+    static ArrayNode sortedStrings(Collection<String> strings) {
+        List<String> list = new ArrayList<>(strings);
+        list.sort(CODE_POINTS);
+        ArrayNode array = NODES.arrayNode();
+        list.forEach(array::add);
+        return array;
+    }
+
+    /** {@code {"class": ..., "message": ...}} of a throwable. */
+    static ObjectNode exception(Throwable t) {
+        ObjectNode node = NODES.objectNode();
+        node.put("class", t.getClass().getName());
+        node.put("message", t.getMessage());
+        node.put("kafka_exception", t instanceof org.apache.kafka.common.KafkaException);
+        return node;
+    }
+}

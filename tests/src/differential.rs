@@ -1,0 +1,423 @@
+//! Differential testing: one [`Case`] through the core and through Java's own stores (the
+//! [oracle](crate::oracle)), compared under the README's table of deliberate differences.
+//!
+//! Every rule of that table that the comparison applies is a [`Deliberate`] variant; anything
+//! else that differs is a [`Difference`], i.e. a bug (Java wins).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use engine::config::{ConfigLog, ConfigSkip, EventJson, SnapshotJson};
+use engine::offsets::{OffsetLog, OffsetSkip, OffsetSnapshotJson};
+use engine::status::{StatusLog, StatusSkip, StatusSnapshotJson};
+use engine::{Record, RecordOutcome, TopicMachine};
+
+use crate::oracle::{Case, CaseRecord, JavaAnswer, Json, Oracle, Phase, Topic};
+
+/// A row of the README's "Where we deliberately differ from Java" table that a comparison
+/// applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Deliberate {
+    /// Item 1: Java throws out of its record handler (a non-integer task count, a bad session
+    /// key, a null key), which drops the rest of its poll batch or fails start-up; we skip only
+    /// that record. Compared with one record per poll batch, where the two agree.
+    JavaThrows,
+    /// Item 3: a redelivered record (offset below the partition's next one) is dropped; Java's
+    /// consumer never redelivers, so Java is fed the log without it.
+    Redelivery,
+    /// Item 8: `ClusterConfigState.tasks` throws for a negative task count; we list no tasks.
+    NegativeTaskCount,
+}
+
+impl Deliberate {
+    /// The item number in the README's table.
+    pub fn readme_item(self) -> u32 {
+        match self {
+            Self::JavaThrows => 1,
+            Self::Redelivery => 3,
+            Self::NegativeTaskCount => 8,
+        }
+    }
+}
+
+/// What the core made of a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The record's partition.
+    pub partition: i32,
+    /// The record's offset.
+    pub offset: i64,
+    /// The skip reason, if skipped.
+    pub skip: Option<String>,
+    /// Whether the skip is one where Java throws.
+    pub java_throws: bool,
+    /// Whether the record was dropped as a redelivery.
+    pub redelivered: bool,
+}
+
+/// The core's answer to a case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ours {
+    /// The snapshot in the JSON contract.
+    pub snapshot: Json,
+    /// Events (config only: status and offsets events have no Java counterpart, item 15).
+    pub events: Vec<Json>,
+    /// One outcome per record.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// How a skip relates to Java.
+trait SkipFacts {
+    fn java_throws(&self) -> bool;
+    fn redelivered(&self) -> bool;
+    fn describe(&self) -> String;
+}
+
+impl SkipFacts for ConfigSkip {
+    fn java_throws(&self) -> bool {
+        ConfigSkip::java_throws(self)
+    }
+    fn redelivered(&self) -> bool {
+        matches!(self, Self::Duplicate { .. })
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl SkipFacts for StatusSkip {
+    fn java_throws(&self) -> bool {
+        StatusSkip::java_throws(self)
+    }
+    fn redelivered(&self) -> bool {
+        matches!(self, Self::Duplicate { .. })
+    }
+    fn describe(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl SkipFacts for OffsetSkip {
+    fn java_throws(&self) -> bool {
+        false
+    }
+    fn redelivered(&self) -> bool {
+        matches!(self, Self::Duplicate { .. })
+    }
+    fn describe(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+/// Feeds a case to a fresh machine, marking it caught up at `live_from`, as the oracle starts
+/// its store there.
+fn feed<M>(case: &Case) -> (M, Vec<M::Event>, Vec<Outcome>)
+where
+    M: TopicMachine + Default,
+    M::Skip: SkipFacts,
+{
+    let mut machine = M::default();
+    let mut events = Vec::new();
+    let mut outcomes = Vec::new();
+    for r in &case.records {
+        if !machine.is_caught_up() && case.live_from.is_some_and(|from| r.offset >= from) {
+            machine.mark_caught_up();
+        }
+        let outcome = machine
+            .handle_record(Record {
+                key: r.key.as_deref(),
+                value: r.value.as_deref(),
+                offset: r.offset,
+                partition: r.partition,
+            })
+            .unwrap_or_else(|e| panic!("the core refused a generated record: {e}"));
+        events.extend(core::iter::from_fn(|| machine.poll_event()));
+        let skip = match &outcome {
+            RecordOutcome::Applied => None,
+            RecordOutcome::Skipped(s) => Some(s),
+        };
+        outcomes.push(Outcome {
+            partition: r.partition,
+            offset: r.offset,
+            skip: skip.map(SkipFacts::describe),
+            java_throws: skip.is_some_and(SkipFacts::java_throws),
+            redelivered: skip.is_some_and(SkipFacts::redelivered),
+        });
+    }
+    machine.mark_caught_up();
+    (machine, events, outcomes)
+}
+
+/// Runs a case through the core.
+pub fn ours(case: &Case) -> Ours {
+    match case.topic {
+        Topic::Config => {
+            let (log, events, outcomes) = feed::<ConfigLog>(case);
+            Ours {
+                snapshot: Json::of(&SnapshotJson(&log.snapshot())),
+                events: events.iter().map(|e| Json::of(&EventJson(e))).collect(),
+                outcomes,
+            }
+        }
+        Topic::Status => {
+            let (log, _, outcomes) = feed::<StatusLog>(case);
+            Ours {
+                snapshot: Json::of(&StatusSnapshotJson(&log.snapshot())),
+                events: Vec::new(),
+                outcomes,
+            }
+        }
+        Topic::Offsets => {
+            let (log, _, outcomes) = feed::<OffsetLog>(case);
+            Ours {
+                snapshot: Json::of(&OffsetSnapshotJson(&log.snapshot())),
+                events: Vec::new(),
+                outcomes,
+            }
+        }
+    }
+}
+
+/// The case Java is fed: the records a consumer would hand over (no redeliveries).
+pub fn java_case(case: &Case, ours: &Ours) -> Case {
+    let mut java = case.clone();
+    java.records = case
+        .records
+        .iter()
+        .zip(&ours.outcomes)
+        .filter(|(_, o)| !o.redelivered)
+        .map(|(r, _)| r.clone())
+        .collect();
+    java
+}
+
+/// A disagreement between the core and Java that no deliberate difference explains.
+#[derive(Debug, Clone)]
+pub struct Difference {
+    /// What differs.
+    pub what: String,
+    /// The case (as fed to the core).
+    pub case: Case,
+}
+
+impl fmt::Display for Difference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "the core and Java differ: {}", self.what)?;
+        writeln!(
+            f,
+            "case ({} topic, live from {:?}), as kcat lines:",
+            self.case.topic.as_str(),
+            self.case.live_from
+        )?;
+        f.write_str(&kcat_lines(&self.case.records))
+    }
+}
+
+/// Records as kcat JSON lines (text keys and values; other bytes lossily), for reproducing a
+/// difference with `connect-state replay` and `tests/java-oracle/oracle replay`.
+pub fn kcat_lines(records: &[CaseRecord]) -> String {
+    records
+        .iter()
+        .map(|r| {
+            let text = |b: &Option<Vec<u8>>| {
+                b.as_deref()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+            };
+            serde_json::json!({
+                "partition": r.partition, "offset": r.offset,
+                "key": text(&r.key), "payload": text(&r.value),
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+/// Compares Java's answer with ours, applying the deliberate differences. Returns the rules it
+/// applied.
+pub fn compare(
+    case: &Case,
+    java: &JavaAnswer,
+    ours: &Ours,
+) -> Result<BTreeSet<Deliberate>, Difference> {
+    let differ = |what: String| Difference {
+        what,
+        case: case.clone(),
+    };
+    let mut applied = BTreeSet::new();
+    if ours.outcomes.iter().any(|o| o.redelivered) {
+        applied.insert(Deliberate::Redelivery);
+    }
+    // Item 1: Java throws exactly where we skip a record as one Java throws on.
+    let thrown: BTreeSet<(i32, i64)> = java
+        .exceptions
+        .iter()
+        .filter(|e| matches!(e.phase, Phase::CatchUp | Phase::Live))
+        .map(|e| (e.partition.unwrap_or(-1), e.offset.unwrap_or(-1)))
+        .collect();
+    let expected: BTreeSet<(i32, i64)> = ours
+        .outcomes
+        .iter()
+        .filter(|o| o.java_throws)
+        .map(|o| (o.partition, o.offset))
+        .collect();
+    if thrown != expected {
+        let java_only: Vec<String> = java
+            .exceptions
+            .iter()
+            .filter(|e| !expected.contains(&(e.partition.unwrap_or(-1), e.offset.unwrap_or(-1))))
+            .map(|e| {
+                let ours = ours
+                    .outcomes
+                    .iter()
+                    .find(|o| Some(o.partition) == e.partition && Some(o.offset) == e.offset);
+                format!(
+                    "Java threw {} ({}) at {:?}:{:?}, the core {}",
+                    e.class,
+                    e.message.as_deref().unwrap_or(""),
+                    e.partition,
+                    e.offset,
+                    ours.and_then(|o| o.skip.clone())
+                        .map_or("applied it".into(), |s| format!("skipped it: {s}"))
+                )
+            })
+            .collect();
+        let ours_only: Vec<String> = expected
+            .difference(&thrown)
+            .map(|(p, o)| format!("the core expects Java to throw at {p}:{o}, Java did not"))
+            .collect();
+        return Err(differ(
+            java_only
+                .into_iter()
+                .chain(ours_only)
+                .collect::<Vec<_>>()
+                .join("; "),
+        ));
+    }
+    if !thrown.is_empty() {
+        applied.insert(Deliberate::JavaThrows);
+    }
+    let mut java_snapshot = java.snapshot.clone();
+    for e in &java.exceptions {
+        match e.phase {
+            Phase::CatchUp | Phase::Live => {}
+            // Item 8: the only accessor that throws is tasks(c), for a negative task count.
+            Phase::Snapshot => {
+                let connector = e.connector.clone().unwrap_or_default();
+                let negative = ours
+                    .snapshot
+                    .get("connector_task_counts")
+                    .and_then(|counts| counts.get(&connector))
+                    .is_some_and(
+                        |n| matches!(n, Json::Number(n) if n.as_i64().is_some_and(|n| n < 0)),
+                    );
+                if !negative {
+                    return Err(differ(format!(
+                        "Java's snapshot accessor threw {} ({:?}) for {connector:?}",
+                        e.class, e.message
+                    )));
+                }
+                insert_sorted(
+                    &mut java_snapshot,
+                    "tasks",
+                    &connector,
+                    Json::Array(Vec::new()),
+                );
+                applied.insert(Deliberate::NegativeTaskCount);
+            }
+            Phase::Start => {
+                return Err(differ(format!(
+                    "Java's start() threw {}: {}",
+                    e.class,
+                    e.message.as_deref().unwrap_or("")
+                )))
+            }
+        }
+    }
+    if java_snapshot != ours.snapshot {
+        return Err(differ(describe_snapshot_difference(
+            &java_snapshot,
+            &ours.snapshot,
+        )));
+    }
+    if case.topic == Topic::Config && java.events != ours.events {
+        let show = |events: &[Json]| {
+            events
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n    ")
+        };
+        return Err(differ(format!(
+            "events\n  Java:\n    {}\n  core:\n    {}",
+            show(&java.events),
+            show(&ours.events)
+        )));
+    }
+    Ok(applied)
+}
+
+/// Inserts `key: value` into the object `member` of `doc`, keeping it sorted.
+fn insert_sorted(doc: &mut Json, member: &str, key: &str, value: Json) {
+    if let Some(Json::Object(members)) = doc.get_mut(member) {
+        let at = members
+            .iter()
+            .position(|(k, _)| k.as_str() > key)
+            .unwrap_or(members.len());
+        members.insert(at, (key.to_string(), value));
+    }
+}
+
+/// The first members where two snapshots differ, for the failure message.
+fn describe_snapshot_difference(java: &Json, ours: &Json) -> String {
+    let (Json::Object(j), Json::Object(o)) = (java, ours) else {
+        return format!("snapshot\n  Java: {java}\n  core: {ours}");
+    };
+    let mut lines = Vec::new();
+    let names: Vec<&String> = j
+        .iter()
+        .map(|(k, _)| k)
+        .chain(o.iter().map(|(k, _)| k))
+        .collect();
+    let mut seen = BTreeSet::new();
+    for name in names {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let jv = java.get(name);
+        let ov = ours.get(name);
+        if jv != ov {
+            let show = |v: Option<&Json>| v.map_or("(absent)".into(), |v| truncate(&v.to_string()));
+            lines.push(format!(
+                "snapshot.{name}\n  Java: {}\n  core: {}",
+                show(jv),
+                show(ov)
+            ));
+        }
+    }
+    if lines.is_empty() {
+        lines.push(format!(
+            "snapshot member order\n  Java: {java}\n  core: {ours}"
+        ));
+    }
+    lines.join("\n")
+}
+
+fn truncate(text: &str) -> String {
+    const MAX: usize = 2000;
+    if text.len() <= MAX {
+        return text.to_string();
+    }
+    let cut = (0..=MAX)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}... ({} bytes)", &text[..cut], text.len())
+}
+
+/// Runs a case through both and compares them.
+pub fn judge(oracle: &mut Oracle, case: &Case) -> Result<BTreeSet<Deliberate>, Difference> {
+    let ours = ours(case);
+    let java = oracle.run(&java_case(case, &ours));
+    compare(case, &java, &ours)
+}
