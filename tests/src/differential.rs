@@ -22,6 +22,9 @@ pub enum Deliberate {
     /// key, a null key), which drops the rest of its poll batch or fails start-up; we skip only
     /// that record. Compared with one record per poll batch, where the two agree.
     JavaThrows,
+    /// Item 6: a lone UTF-16 surrogate escape (`"\uD800"`) is a lone surrogate in Java's
+    /// String and U+FFFD here (a Rust string cannot hold it); the oracle writes it as U+FFFD.
+    LoneSurrogate,
     /// Item 3: a redelivered record (offset below the partition's next one) is dropped; Java's
     /// consumer never redelivers, so Java is fed the log without it.
     Redelivery,
@@ -35,6 +38,7 @@ impl Deliberate {
         match self {
             Self::JavaThrows => 1,
             Self::Redelivery => 3,
+            Self::LoneSurrogate => 6,
             Self::NegativeTaskCount => 8,
         }
     }
@@ -247,6 +251,9 @@ pub fn compare(
     let mut applied = BTreeSet::new();
     if ours.outcomes.iter().any(|o| o.redelivered) {
         applied.insert(Deliberate::Redelivery);
+    }
+    if java.lone_surrogates > 0 {
+        applied.insert(Deliberate::LoneSurrogate);
     }
     // Item 1: Java throws exactly where we skip a record as one Java throws on.
     let thrown: BTreeSet<(i32, i64)> = java

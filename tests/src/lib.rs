@@ -11,6 +11,7 @@
 //! Records use kcat's `-J` member names (`offset`, `key`, `payload`, optional `partition`), so the
 //! same vector feeds the library directly and the CLI through a dump file.
 
+pub mod cases;
 pub mod differential;
 pub mod fuzzing;
 pub mod model;

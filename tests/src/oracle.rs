@@ -57,7 +57,7 @@ impl Topic {
 }
 
 /// One record of a case: exact bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct CaseRecord {
     /// Partition.
     pub partition: i32,
@@ -67,6 +67,23 @@ pub struct CaseRecord {
     pub key: Option<Vec<u8>>,
     /// Value bytes (`None`: a tombstone).
     pub value: Option<Vec<u8>>,
+}
+
+impl fmt::Debug for CaseRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = |b: &Option<Vec<u8>>| {
+            b.as_deref()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+        };
+        write!(
+            f,
+            "{}:{} {:?} = {:?}",
+            self.partition,
+            self.offset,
+            text(&self.key),
+            text(&self.value)
+        )
+    }
 }
 
 impl CaseRecord {
@@ -215,6 +232,8 @@ pub struct JavaAnswer {
     pub exceptions: Vec<JavaException>,
     /// One entry per write call.
     pub writes: Vec<JavaWrite>,
+    /// Lone UTF-16 surrogates Java held that the answer shows as U+FFFD (README item 6).
+    pub lone_surrogates: u64,
 }
 
 /// The oracle process.
@@ -378,6 +397,7 @@ impl Oracle {
             },
             exceptions,
             writes,
+            lone_surrogates: raw["lone_surrogates"].as_u64().unwrap_or(0),
         }
     }
 }

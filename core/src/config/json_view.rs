@@ -76,7 +76,9 @@ struct SessionKeyJson<'a>(&'a super::types::SessionKey);
 impl Serialize for SessionKeyJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("SessionKey", 3)?;
-        st.serialize_field("key", &self.0.encoded)?;
+        // What Java holds is the decoded key: `ClusterConfigState.sessionKey()` re-encoded with
+        // `Base64.getEncoder()` (padding restored), not the text as read.
+        st.serialize_field("key", &crate::java::base64_encode(&self.0.key))?;
         st.serialize_field("algorithm", &self.0.algorithm)?;
         st.serialize_field("creation_timestamp", &self.0.creation_timestamp)?;
         st.end()

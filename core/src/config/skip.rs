@@ -63,10 +63,14 @@ impl ConfigSkip {
         }
     }
 
-    /// Whether Java would throw out of its record handler here (spec §3.10). Such records are
-    /// where Java's behaviour depends on consumer batching; we always skip just the record.
+    /// Whether Java would throw out of its record handler here (spec §3.10; a null key is
+    /// Java's NullPointerException). Such records are where Java's behaviour depends on
+    /// consumer batching; we always skip just the record.
     pub fn java_throws(&self) -> bool {
-        matches!(self, Self::InvalidTaskCount | Self::InvalidSessionKey)
+        matches!(
+            self,
+            Self::InvalidTaskCount | Self::InvalidSessionKey | Self::NullKey
+        )
     }
 }
 

@@ -152,6 +152,8 @@ fn null_keys_are_skipped_but_advance_the_offset() {
         })
         .unwrap();
     assert_eq!(outcome, RecordOutcome::Skipped(ConfigSkip::NullKey));
+    // Java's NullPointerException comes after the offset moved (found by the Java oracle).
+    assert!(ConfigSkip::NullKey.java_throws());
     assert_eq!(log.offset(), 1);
 }
 
@@ -739,6 +741,16 @@ fn e9_session_keys() {
     assert_eq!(key.encoded, "AQID");
     assert_eq!(key.algorithm, "HmacSHA256");
     assert_eq!(key.creation_timestamp, 1);
+    // Unpadded Base64 is accepted; the contract shows the key as Java holds it (re-encoded,
+    // padding restored), not as read (found by the Java oracle).
+    feed.put(
+        "session-key",
+        Some(r#"{"key":"AQI","algorithm":"HmacSHA256","creation-timestamp":1}"#),
+    );
+    assert_eq!(feed.snap().session_key().unwrap().encoded, "AQI");
+    let json = serde_json::to_value(SnapshotJson(&feed.snap())).unwrap();
+    assert_eq!(json["session_key"]["key"], "AQI=");
+    feed.put("session-key", Some(valid));
     feed.log.mark_caught_up();
     let rejected = [
         (

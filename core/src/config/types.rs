@@ -80,7 +80,8 @@ impl fmt::Display for TaskId {
 /// The cluster's session key (KIP-507), used to sign inter-worker requests.
 #[derive(Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct SessionKey {
-    /// The Base64 text exactly as read from the record.
+    /// The Base64 text exactly as read from the record (Java keeps only the decoded bytes; the
+    /// JSON contract shows them re-encoded, as Java would).
     pub encoded: String,
     /// The decoded key bytes (never empty).
     pub key: Vec<u8>,

@@ -115,7 +115,8 @@ impl From<f64> for JavaDouble {
 }
 
 /// Serializes a [`JsonValue`] as natural JSON, so that e.g. a `serde_json` serializer writes
-/// ordinary JSON: `Null` → unit, `Bool` → bool, `Long` → `i64`, `Double` → `f64`, `String` → str,
+/// ordinary JSON: `Null` → unit, `Bool` → bool, `Long` → `i64`, `Double` → `f64` (a non-finite
+/// one as the string Jackson writes: `"NaN"`, `"Infinity"`, `"-Infinity"`), `String` → str,
 /// `Array` → sequence, `Object` → map (in `BTreeMap` order).
 ///
 /// (The `Serialize` of [`JsonValue`] itself writes a flat token list, which is what a binary
@@ -129,7 +130,12 @@ impl serde::Serialize for Natural<'_> {
             JsonValue::Null => serializer.serialize_unit(),
             JsonValue::Bool(b) => serializer.serialize_bool(*b),
             JsonValue::Long(n) => serializer.serialize_i64(*n),
-            JsonValue::Double(d) => serializer.serialize_f64(d.get()),
+            JsonValue::Double(d) if d.get().is_finite() => serializer.serialize_f64(d.get()),
+            // JSON has no non-finite numbers: Jackson (so Java's REST answers) writes them as
+            // the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+            JsonValue::Double(d) => {
+                serializer.serialize_str(&crate::json::write::java_double_to_string(d.get()))
+            }
             JsonValue::String(s) => serializer.serialize_str(s),
             JsonValue::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
@@ -275,6 +281,18 @@ mod tests {
     fn round_trip(value: &JsonValue) -> Result<JsonValue, bincode::error::DecodeError> {
         let bytes = bincode::serde::encode_to_vec(value, bincode::config::standard()).unwrap();
         bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).map(|(v, _)| v)
+    }
+
+    #[test]
+    fn natural_json_writes_non_finite_doubles_as_jackson_does() {
+        let value = JsonValue::Array(vec![
+            JsonValue::Double(JavaDouble::new(f64::INFINITY)),
+            JsonValue::Double(JavaDouble::new(f64::NEG_INFINITY)),
+            JsonValue::Double(JavaDouble::new(f64::NAN)),
+            JsonValue::Double(JavaDouble::new(1.5)),
+        ]);
+        let text = serde_json::to_string(&Natural(&value)).unwrap();
+        assert_eq!(text, r#"["Infinity","-Infinity","NaN",1.5]"#);
     }
 
     #[test]

@@ -339,7 +339,7 @@ fn status_values_parse_with_java_tolerance() {
             &status_json("UNASSIGNED", "w", 1),
             status(StatusState::Unassigned, "w", 1),
         ),
-        // version: read when a string, ignored otherwise.
+        // version: read when a string or null (a non-string is unparsable, see below).
         (
             r#"{"state":"RUNNING","trace":null,"worker_id":"w","generation":1,"version":"3.9.0"}"#,
             Status {
@@ -348,7 +348,7 @@ fn status_values_parse_with_java_tolerance() {
             },
         ),
         (
-            r#"{"state":"RUNNING","worker_id":"w","generation":1,"version":39}"#,
+            r#"{"state":"RUNNING","worker_id":"w","generation":1,"version":null}"#,
             status(StatusState::Running, "w", 1),
         ),
     ];
@@ -388,6 +388,9 @@ fn unparsable_status_values_change_nothing() {
         r#"{"state":"RUNNING","worker_id":"w","generation":"1"}"#,
         r#"{"state":"RUNNING","worker_id":"w"}"#,
         r#"{"state":"RUNNING","worker_id":"w","generation":null}"#,
+        // Kafka 4.4.0 casts `version` to String (found by the Java oracle; 3.9 ignores it).
+        r#"{"state":"RUNNING","worker_id":"w","generation":1,"version":39}"#,
+        r#"{"state":"RUNNING","worker_id":"w","generation":1,"version":{}}"#,
     ];
     for key in ["status-connector-c", "status-task-c-0"] {
         let mut feed = Feed::started();

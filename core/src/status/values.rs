@@ -56,11 +56,9 @@ pub(crate) fn status(bytes: &[u8]) -> Result<Status, StatusSkip> {
         Some(JsonValue::Long(n)) => *n as i32,
         _ => return Err(unparsable("`generation` is missing or not an integer")),
     };
-    // Kafka 4.1's optional `version`; Java 4.0 ignores it, so a non-string is ignored too.
-    let version = map
-        .get("version")
-        .and_then(JsonValue::as_str)
-        .map(String::from);
+    // Kafka 4.1's optional `version`, cast like the others: a non-string makes the status
+    // unparsable (checked against Kafka 4.4.0; Kafka 3.9 and 4.0 ignore the member).
+    let version = optional_string(&map, "version", "`version` is not a string")?;
     Ok(Status {
         state,
         trace,

@@ -33,6 +33,48 @@ final class OracleJson {
     private OracleJson() {
     }
 
+    /**
+     * Lone UTF-16 surrogates replaced since the last {@link #takeLoneSurrogates()}. Jackson reads
+     * an escaped lone surrogate (backslash, u, D800) into a Java String, but UTF-8 (and so the contract, and a Rust string)
+     * cannot carry it: it is written as U+FFFD, the mapping of the README's deliberate
+     * difference 6, and counted so the comparison knows the rule applied.
+     */
+    private static int loneSurrogates;
+
+    /** The count of lone surrogates written as U+FFFD since the last call, and a reset. */
+    static int takeLoneSurrogates() {
+        int n = loneSurrogates;
+        loneSurrogates = 0;
+        return n;
+    }
+
+    /** {@code s} with every lone surrogate replaced by U+FFFD (counted). */
+    static String clean(String s) {
+        if (s == null) {
+            return null;
+        }
+        StringBuilder out = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean paired = Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+            if (paired) {
+                if (out != null) {
+                    out.append(c).append(s.charAt(i + 1));
+                }
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                if (out == null) {
+                    out = new StringBuilder(s.substring(0, i));
+                }
+                out.append('\ufffd');
+                loneSurrogates++;
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? s : out.toString();
+    }
+
     /** Strings in code point order (equal to the order of their UTF-8 bytes). */
     static final Comparator<String> CODE_POINTS = (a, b) -> {
         int i = 0;
@@ -143,7 +185,7 @@ final class OracleJson {
         if (value == null) {
             return NODES.nullNode();
         } else if (value instanceof String) {
-            return NODES.textNode((String) value);
+            return NODES.textNode(clean((String) value));
         } else if (value instanceof Boolean) {
             return NODES.booleanNode((Boolean) value);
         } else if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
@@ -168,11 +210,11 @@ final class OracleJson {
                 ? sortedEntries((Map<?, ?>) value)
                 : ((Map<?, ?>) value).entrySet();
             for (Map.Entry<?, ?> e : entries) {
-                object.set(String.valueOf(e.getKey()), toNode(e.getValue(), sortMaps));
+                object.set(clean(String.valueOf(e.getKey())), toNode(e.getValue(), sortMaps));
             }
             return object;
         }
-        return NODES.textNode(String.valueOf(value));
+        return NODES.textNode(clean(String.valueOf(value)));
     }
 
     /** Bytes as text, decoded as UTF-8 with Java's replacement of malformed input. */

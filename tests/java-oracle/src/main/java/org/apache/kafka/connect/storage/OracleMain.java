@@ -151,6 +151,7 @@ public final class OracleMain {
             : records.stream().mapToInt(OracleRecord::partition).max().orElse(0) + 1;
         Long liveFrom = request.hasNonNull("live_from") ? request.get("live_from").asLong() : null;
         TopicOracle oracle = oracle(topic, partitions);
+        OracleJson.takeLoneSurrogates();
         try {
             for (OracleRecord r : records) {
                 if (liveFrom != null && r.offset() >= liveFrom) {
@@ -168,6 +169,7 @@ public final class OracleMain {
             answer.set("events", oracle.events);
             answer.set("exceptions", oracle.exceptions());
             answer.set("writes", writes);
+            answer.put("lone_surrogates", OracleJson.takeLoneSurrogates());
             return answer;
         } finally {
             oracle.close();
