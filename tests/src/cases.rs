@@ -75,6 +75,7 @@ const CONFIG_VALUES: &[Option<&str>] = &[
     Some(r#"{"properties":{"a":"1","a":"2"}}"#),
     Some(r#"{"properties":{"big":123456789012345678901234567890,"e":1e2,"neg":-0,"z":0.0}}"#),
     Some(r#"{"properties":{"inf":1e400}}"#),
+    Some(r#"{"properties":{"negzero":-0.0,"tiny":-1e-400,"p":2e23}}"#),
     Some(r#"{"properties":{"lead":007}}"#),
     Some("{\"properties\":{\"ctl\":\"a\u{1}b\"}}"),
     Some(r#"{"tasks":0}"#),

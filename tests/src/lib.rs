@@ -18,6 +18,7 @@ pub mod model;
 pub mod oracle;
 pub mod reference;
 pub mod simulation;
+pub mod writes;
 
 use std::path::{Path, PathBuf};
 

@@ -215,6 +215,8 @@ impl fmt::Display for WrittenRecord {
 /// What one Java write call produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JavaWrite {
+    /// What the store asked of its log, in order: `send` (one per record) and `read_to_end`.
+    pub steps: Vec<String>,
     /// The records, in send order.
     pub records: Vec<WrittenRecord>,
     /// The exception the call threw, if any.
@@ -234,6 +236,8 @@ pub struct JavaAnswer {
     pub writes: Vec<JavaWrite>,
     /// Lone UTF-16 surrogates Java held that the answer shows as U+FFFD (README item 6).
     pub lone_surrogates: u64,
+    /// The JVM's major version (Java 19 changed `Double.toString`, README item 12).
+    pub java_major: u32,
 }
 
 /// The oracle process.
@@ -398,7 +402,17 @@ impl Oracle {
             exceptions,
             writes,
             lone_surrogates: raw["lone_surrogates"].as_u64().unwrap_or(0),
+            java_major: self.java_major(),
         }
+    }
+
+    /// The JVM's major version (`17` of `17.0.15`).
+    pub fn java_major(&self) -> u32 {
+        self.java_version
+            .split(['.', '-', '+'])
+            .next()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(0)
     }
 }
 
@@ -419,6 +433,12 @@ fn decode_b64(v: &Value) -> Option<Vec<u8>> {
 
 fn java_write(w: &Value) -> JavaWrite {
     JavaWrite {
+        steps: w["steps"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(String::from))
+            .collect(),
         records: w["records"]
             .as_array()
             .into_iter()

@@ -1655,7 +1655,7 @@ fn status_hand_written_scenario() {
             ProducerRecord {
                 key: b"status-connector-my-jdbc-source".to_vec(),
                 value: Some(
-                    br#"{"state":"RUNNING","trace":null,"worker_id":"w1:8083","generation":1}"#
+                    br#"{"state":"RUNNING","trace":null,"worker_id":"w1:8083","generation":1,"version":null}"#
                         .to_vec()
                 ),
                 partition: None,
@@ -1709,7 +1709,7 @@ fn status_hand_written_scenario() {
         assert_eq!(
             f.value.as_deref(),
             Some(
-                br#"{"state":"FAILED","trace":"org.apache.kafka.connect.errors.ConnectException: \"boom\"\n\tat X.y(X.java:1)\u001F\n","worker_id":"w1:8083","generation":3}"#
+                br#"{"state":"FAILED","trace":"org.apache.kafka.connect.errors.ConnectException: \"boom\"\n\tat X.y(X.java:1)\u001F\n","worker_id":"w1:8083","generation":3,"version":null}"#
                     .as_slice()
             )
         );

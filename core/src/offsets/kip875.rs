@@ -13,7 +13,7 @@ use serde::{Serialize, Serializer};
 use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
 use super::{default_partition, OffsetSnapshot, StoredOffset};
 use crate::config::{ConfigSnapshot, TargetState};
-use crate::json::{JsonObject, Natural};
+use crate::json::{write_value, JsonObject, Natural};
 use crate::record::ProducerRecord;
 
 /// One entry of a listing: `{"partition": {...}, "offset": {...} | null}`.
@@ -227,11 +227,27 @@ pub fn alter_records(
     records_for(offsets, connector, &normalised, topic_partitions)
 }
 
-/// Java's normalisation round trip: a map read back from JSON is a `HashMap` filled in the
-/// order it was written.
+/// Java's normalisation round trip (`Worker.normalizeSourceConnectorOffsets`): the map is
+/// written with `JsonConverter` and read back, so it becomes a `HashMap` filled in the order it
+/// was written, and each value is what the converter reads from its own text (a `-0.0` comes
+/// back as `0.0`: the converter reads decimals through `BigDecimal`, found by the Java oracle).
 fn normalise(map: &OrderedMap) -> OrderedMap {
     let names: Vec<&str> = map.members().iter().map(|(n, _)| n.as_str()).collect();
-    OrderedMap::java_hash_map(&map.to_object(), &names)
+    let reread: JsonObject = map
+        .to_object()
+        .into_iter()
+        .map(|(name, value)| {
+            let mut text = String::new();
+            write_value(&mut text, &value);
+            // Our writer's output always reads back; keep the value if it ever did not.
+            let value = crate::json::parse(text.as_bytes())
+                .ok()
+                .flatten()
+                .unwrap_or(value);
+            (name, value)
+        })
+        .collect();
+    OrderedMap::java_hash_map(&reread, &names)
 }
 
 fn records_for(

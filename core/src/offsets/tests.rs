@@ -446,6 +446,26 @@ fn alter_merges_equal_partitions_and_validates_in_request_order() {
 }
 
 #[test]
+fn alter_normalises_values_as_the_converter_reads_them_back() {
+    // Java writes the request with JsonConverter and reads it back: decimals go through
+    // BigDecimal, so -0.0 becomes 0.0 (found by the Java oracle).
+    let snap = Feed::new().snap();
+    let negative_zero = JsonValue::Double(crate::json::JavaDouble::new(-0.0));
+    let records = kip875::alter_records(
+        &snap,
+        "c",
+        &[(
+            ordered(&[("f", negative_zero.clone())]),
+            Some(ordered(&[("o", negative_zero)])),
+        )],
+        25,
+    )
+    .unwrap();
+    assert_eq!(records[0].key, br#"["c",{"f":0.0}]"#);
+    assert_eq!(records[0].value.as_deref(), Some(&br#"{"o":0.0}"#[..]));
+}
+
+#[test]
 fn listing_offsets_use_java_hash_map_order() {
     let mut feed = Feed::new();
     feed.put(0, Some(r#"["c",{"f":"a"}]"#), Some(r#"{"z":1,"p":2.5E7}"#));

@@ -947,26 +947,27 @@ fn partitions_interleave_and_duplicates_are_per_partition() {
 
 #[test]
 fn status_values_match_java_bytes() {
+    // Kafka 4.4.0 always writes `version` (null without one), as the Java oracle shows.
     let cases: Vec<(StatusUpdate, &str)> = vec![
         (
             StatusUpdate::for_connector("c", StatusState::Running, "localhost:8083", 1),
-            r#"{"state":"RUNNING","trace":null,"worker_id":"localhost:8083","generation":1}"#,
+            r#"{"state":"RUNNING","trace":null,"worker_id":"localhost:8083","generation":1,"version":null}"#,
         ),
         (
             StatusUpdate::for_task("c", 0, StatusState::Unassigned, "192.168.1.10:8083", 7),
-            r#"{"state":"UNASSIGNED","trace":null,"worker_id":"192.168.1.10:8083","generation":7}"#,
+            r#"{"state":"UNASSIGNED","trace":null,"worker_id":"192.168.1.10:8083","generation":7,"version":null}"#,
         ),
         (
             StatusUpdate::for_task("c", 0, StatusState::Failed, "w:8083", 3).with_trace(
                 "org.apache.kafka.connect.errors.ConnectException: boom\n\tat X.y(X.java:1)\n",
             ),
-            r#"{"state":"FAILED","trace":"org.apache.kafka.connect.errors.ConnectException: boom\n\tat X.y(X.java:1)\n","worker_id":"w:8083","generation":3}"#,
+            r#"{"state":"FAILED","trace":"org.apache.kafka.connect.errors.ConnectException: boom\n\tat X.y(X.java:1)\n","worker_id":"w:8083","generation":3,"version":null}"#,
         ),
         // Jackson escaping: uppercase \u00XX, `/` raw, quotes and backslashes escaped.
         (
             StatusUpdate::for_connector("c", StatusState::Stopped, "h/\"x\"\\", -2)
                 .with_trace("\u{1f}\u{7f}é"),
-            "{\"state\":\"STOPPED\",\"trace\":\"\\u001F\u{7f}é\",\"worker_id\":\"h/\\\"x\\\"\\\\\",\"generation\":-2}",
+            "{\"state\":\"STOPPED\",\"trace\":\"\\u001F\u{7f}é\",\"worker_id\":\"h/\\\"x\\\"\\\\\",\"generation\":-2,\"version\":null}",
         ),
         (
             StatusUpdate::for_connector("c", StatusState::Paused, "w", 1).with_version("3.9.0"),
@@ -974,7 +975,7 @@ fn status_values_match_java_bytes() {
         ),
         (
             StatusUpdate::for_connector("c", StatusState::Restarting, "w", i32::MAX),
-            r#"{"state":"RESTARTING","trace":null,"worker_id":"w","generation":2147483647}"#,
+            r#"{"state":"RESTARTING","trace":null,"worker_id":"w","generation":2147483647,"version":null}"#,
         ),
     ];
     for (update, bytes) in cases {

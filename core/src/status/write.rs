@@ -58,8 +58,9 @@ pub struct StatusUpdate {
     pub worker_id: String,
     /// This worker's current group generation.
     pub generation: i32,
-    /// The plugin version. `None` writes Kafka 4.0's four-field value; `Some` appends a fifth
-    /// member `"version"` (Kafka 4.1+, KIP-891; its exact 4.1 bytes are unverified, spec §2.1).
+    /// The plugin version (Kafka 4.1+, KIP-891), written as the fifth member `"version"`:
+    /// `null` when `None`, as Kafka 4.4.0's writer always writes it (checked by the Java
+    /// oracle; Kafka 4.0 wrote four members).
     pub version: Option<String>,
 }
 
@@ -105,7 +106,7 @@ impl StatusUpdate {
         }
     }
 
-    /// The same update with a plugin version (five-field value).
+    /// The same update with a plugin version.
     #[must_use]
     pub fn with_version(self, version: impl Into<String>) -> Self {
         Self {
@@ -124,7 +125,7 @@ impl StatusUpdate {
 
     /// The value: `None` (a tombstone) for [`StatusState::Destroyed`], otherwise Jackson's
     /// compact JSON in schema order, e.g.
-    /// `{"state":"RUNNING","trace":null,"worker_id":"localhost:8083","generation":1}`.
+    /// `{"state":"RUNNING","trace":null,"worker_id":"localhost:8083","generation":1,"version":null}`.
     pub fn value(&self) -> Option<String> {
         if self.state == StatusState::Destroyed {
             return None;
@@ -139,9 +140,10 @@ impl StatusUpdate {
         out.push_str(",\"worker_id\":");
         write_str(&mut out, &self.worker_id);
         out.push_str(&alloc::format!(",\"generation\":{}", self.generation));
-        if let Some(version) = &self.version {
-            out.push_str(",\"version\":");
-            write_str(&mut out, version);
+        out.push_str(",\"version\":");
+        match &self.version {
+            Some(version) => write_str(&mut out, version),
+            None => out.push_str("null"),
         }
         out.push('}');
         Some(out)

@@ -36,6 +36,8 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
     private final Map<Integer, Long> nextOffsets = new HashMap<>();
     private final List<Sent> sent = new ArrayList<>();
     private final List<Sent> unread = new ArrayList<>();
+    /** What the store asked of its log, in order: "send" or "read_to_end". */
+    private final List<String> steps = new ArrayList<>();
     private Consumer<OracleRecord> reader = r -> { };
 
     CapturingLog(String topic, int partitions, Serializer<K> keySerializer) {
@@ -59,6 +61,13 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
     List<Sent> takeSent() {
         List<Sent> out = new ArrayList<>(sent);
         sent.clear();
+        return out;
+    }
+
+    /** The sends and reads to the end since the last call, in order. */
+    List<String> takeSteps() {
+        List<String> out = new ArrayList<>(steps);
+        steps.clear();
         return out;
     }
 
@@ -89,6 +98,7 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
 
     @Override
     public void readToEnd(Callback<Void> callback) {
+        steps.add("read_to_end");
         deliver();
         callback.onCompletion(null, null);
     }
@@ -100,6 +110,7 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
         long offset = nextOffsets.getOrDefault(partition, 0L);
         nextOffsets.put(partition, offset + 1);
         Sent record = new Sent(partition, offset, keyBytes, value);
+        steps.add("send");
         sent.add(record);
         unread.add(record);
         RecordMetadata metadata = new RecordMetadata(new TopicPartition(topic, partition), offset, 0,

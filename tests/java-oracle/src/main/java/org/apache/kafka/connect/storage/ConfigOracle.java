@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -247,14 +246,14 @@ final class ConfigOracle extends TopicOracle {
         return OracleJson.sortedObject(nodes);
     }
 
-    /** A JSON object of strings (or nulls) as a map in the member order given. */
+    /**
+     * Properties as a map in the order given: a JSON object, or a list of {@code [name, value]}
+     * pairs (which keeps the order through a client's JSON library); values are strings or null.
+     */
     private static Map<String, String> properties(JsonNode node) {
+        Map<String, Object> members = OracleJson.members(node);
         Map<String, String> map = new LinkedHashMap<>();
-        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
-            map.put(f.getKey(), f.getValue().isNull() ? null : f.getValue().asText());
-        }
+        members.forEach((k, v) -> map.put(k, v == null ? null : String.valueOf(v)));
         return map;
     }
 

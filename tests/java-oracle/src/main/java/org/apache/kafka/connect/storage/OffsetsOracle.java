@@ -1,6 +1,5 @@
 package org.apache.kafka.connect.storage;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -150,10 +149,9 @@ final class OffsetsOracle extends TopicOracle {
             case "flush": {
                 OffsetStorageWriter writer = new OffsetStorageWriter(store, text(call, "namespace"), keyConverter, valueConverter);
                 for (JsonNode item : call.get("offsets")) {
-                    Map<String, Object> partition = OracleJson.MAPPER.convertValue(item.get("partition"), new TypeReference<>() { });
                     JsonNode offset = item.get("offset");
-                    writer.offset(partition, offset == null || offset.isNull() ? null
-                        : OracleJson.MAPPER.convertValue(offset, new TypeReference<Map<String, Object>>() { }));
+                    writer.offset(OracleJson.members(item.get("partition")),
+                        offset == null || offset.isNull() ? null : OracleJson.members(offset));
                 }
                 flush(writer);
                 break;

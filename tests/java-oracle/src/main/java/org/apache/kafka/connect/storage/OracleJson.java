@@ -217,6 +217,23 @@ final class OracleJson {
         return NODES.textNode(clean(String.valueOf(value)));
     }
 
+    /**
+     * A JSON object, or a list of {@code [name, value]} pairs, as a {@code LinkedHashMap} in that
+     * order, values as Jackson reads them into Java ({@code Integer}, {@code Long},
+     * {@code Double}, {@code String}, {@code Boolean}, null, lists and maps).
+     */
+    static Map<String, Object> members(JsonNode node) {
+        Map<String, Object> map = new java.util.LinkedHashMap<>();
+        if (node.isArray()) {
+            for (JsonNode pair : node) {
+                map.put(pair.get(0).asText(), MAPPER.convertValue(pair.get(1), Object.class));
+            }
+        } else {
+            node.fields().forEachRemaining(f -> map.put(f.getKey(), MAPPER.convertValue(f.getValue(), Object.class)));
+        }
+        return map;
+    }
+
     /** Bytes as text, decoded as UTF-8 with Java's replacement of malformed input. */
     static String text(byte[] bytes) {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);

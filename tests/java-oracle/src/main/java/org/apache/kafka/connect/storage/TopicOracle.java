@@ -77,12 +77,15 @@ abstract class TopicOracle {
     /** Runs a write call and returns {@code {"records": [...], "error": ...}}. */
     final ObjectNode runWrite(JsonNode call) {
         ObjectNode result = OracleJson.NODES.objectNode();
+        log().takeSteps();
         JsonNode error = OracleJson.NODES.nullNode();
         try {
             write(call);
         } catch (Exception e) {
             error = OracleJson.exception(e);
         }
+        ArrayNode steps = result.putArray("steps");
+        log().takeSteps().forEach(steps::add);
         ArrayNode records = result.putArray("records");
         for (CapturingLog.Sent sent : log().takeSent()) {
             ObjectNode r = records.addObject();
