@@ -333,6 +333,21 @@ mod tests {
     }
 
     #[test]
+    fn offsets_files_read_decimals_exactly() {
+        // serde_json's default float parser reads 7864155298368167.0 one unit in the last
+        // place low; with its `float_roundtrip` feature (enabled in Cargo.toml) it is exact, as
+        // Jackson is (found by the Java differential tests).
+        let entries = parse_offsets_file(
+            r#"{"offsets":[{"partition":{"f":7864155298368167.0},"offset":null}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            entries[0].0.members()[0].1,
+            JsonValue::Double(JavaDouble::new(7_864_155_298_368_167.0))
+        );
+    }
+
+    #[test]
     fn malformed_offsets_files_say_what_is_expected() {
         for bad in [
             "",

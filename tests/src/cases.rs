@@ -166,17 +166,33 @@ fn config_piece() -> impl Strategy<Value = ConfigPiece> {
     ]
 }
 
-/// Turns records into a case: optional compaction below a horizon, and the start-up boundary
-/// at `live_at` (as a fraction of the records).
+/// Where a consumer redelivers a record: the record at `.0` (a fraction of the records) comes
+/// again after the one at `.1`.
+type Redelivery = Option<(f64, f64)>;
+
+fn redelivery() -> impl Strategy<Value = Redelivery> {
+    proptest::option::weighted(0.1, (0.0..1.0f64, 0.0..1.0f64))
+}
+
+/// Turns records into a case: optional compaction below a horizon, an optional redelivery, and
+/// the start-up boundary at `live_at` (as a fraction of the records).
 fn finish(
     topic: Topic,
     records: Vec<CaseRecord>,
     horizon: Option<f64>,
+    redelivered: Redelivery,
     live_at: Option<f64>,
 ) -> Case {
     let mut records = records;
     if let Some(fraction) = horizon {
         records = compact_records(&records, fraction);
+    }
+    if let Some((from, after)) = redelivered.filter(|_| !records.is_empty()) {
+        let n = records.len() as f64;
+        let from = (n * from) as usize;
+        let after = from.max((n * after) as usize).min(records.len() - 1);
+        let again = records[from].clone();
+        records.insert(after + 1, again);
     }
     let live_from = live_at.and_then(|fraction| {
         let at = (records.len() as f64 * fraction) as usize;
@@ -224,9 +240,10 @@ pub fn config_case() -> impl Strategy<Value = Case> {
     (
         vec(config_piece(), 0..40),
         proptest::option::weighted(0.3, 0.0..1.0f64),
+        redelivery(),
         proptest::option::weighted(0.7, 0.0..1.0f64),
     )
-        .prop_map(|(pieces, horizon, live_at)| {
+        .prop_map(|(pieces, horizon, redelivered, live_at)| {
             let mut records = Vec::new();
             for (i, piece) in pieces.into_iter().enumerate() {
                 match piece {
@@ -250,7 +267,7 @@ pub fn config_case() -> impl Strategy<Value = Case> {
                     value,
                 })
                 .collect();
-            finish(Topic::Config, records, horizon, live_at)
+            finish(Topic::Config, records, horizon, redelivered, live_at)
         })
 }
 
@@ -416,7 +433,10 @@ fn status_record() -> impl Strategy<Value = (Option<Vec<u8>>, Option<Vec<u8>>)> 
 
 /// Records spread over `partitions` partitions with increasing offsets per partition (gaps
 /// included), in an interleaved consumer order.
-fn spread(records: Vec<((Option<Vec<u8>>, Option<Vec<u8>>), (i32, i64))>) -> Vec<CaseRecord> {
+/// A key and a value (`None`: null key, tombstone).
+type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+fn spread(records: Vec<(KeyValue, (i32, i64))>) -> Vec<CaseRecord> {
     let mut next = std::collections::BTreeMap::new();
     records
         .into_iter()
@@ -446,8 +466,11 @@ pub fn status_case() -> impl Strategy<Value = Case> {
             0..40,
         ),
         proptest::option::weighted(0.3, 0.0..1.0f64),
+        redelivery(),
     )
-        .prop_map(|(records, horizon)| finish(Topic::Status, spread(records), horizon, None))
+        .prop_map(|(records, horizon, again)| {
+            finish(Topic::Status, spread(records), horizon, again, None)
+        })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -541,6 +564,9 @@ pub fn offsets_case() -> impl Strategy<Value = Case> {
             0..40,
         ),
         proptest::option::weighted(0.3, 0.0..1.0f64),
+        redelivery(),
     )
-        .prop_map(|(records, horizon)| finish(Topic::Offsets, spread(records), horizon, None))
+        .prop_map(|(records, horizon, again)| {
+            finish(Topic::Offsets, spread(records), horizon, again, None)
+        })
 }

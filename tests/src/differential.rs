@@ -22,23 +22,23 @@ pub enum Deliberate {
     /// key, a null key), which drops the rest of its poll batch or fails start-up; we skip only
     /// that record. Compared with one record per poll batch, where the two agree.
     JavaThrows,
-    /// Item 6: a lone UTF-16 surrogate escape (`"\uD800"`) is a lone surrogate in Java's
+    /// Item 5: a lone UTF-16 surrogate escape (`"\uD800"`) is a lone surrogate in Java's
     /// String and U+FFFD here (a Rust string cannot hold it); the oracle writes it as U+FFFD.
     LoneSurrogate,
     /// Item 3: a redelivered record (offset below the partition's next one) is dropped; Java's
     /// consumer never redelivers, so Java is fed the log without it.
     Redelivery,
-    /// Item 14: `putSafe` over a cached status without a worker id throws Java's
+    /// Item 9: `putSafe` over a cached status without a worker id throws Java's
     /// NullPointerException; the core counts the cached status as another worker's.
     SafeWriteOverNullWorker,
-    /// Item 16: a KIP-875 record for a key the topic holds goes to the partition of the key's
+    /// Item 11: a KIP-875 record for a key the topic holds goes to the partition of the key's
     /// live record; Java's goes where murmur2 puts it.
     KeyRouting,
-    /// Item 12: connect-state prints doubles as Java 19+ does; on an older JVM the oracle's
+    /// Item 8: connect-state prints doubles as Java 19+ does; on an older JVM the oracle's
     /// bytes differ for some doubles (JDK-4511638), so a case with doubles that differs there
     /// is excused (CI runs the oracle on Java 25).
     OldJavaDoubles,
-    /// Item 8: `ClusterConfigState.tasks` throws for a negative task count; we list no tasks.
+    /// Item 7: `ClusterConfigState.tasks` throws for a negative task count; we list no tasks.
     NegativeTaskCount,
 }
 
@@ -48,11 +48,11 @@ impl Deliberate {
         match self {
             Self::JavaThrows => 1,
             Self::Redelivery => 3,
-            Self::LoneSurrogate => 6,
-            Self::NegativeTaskCount => 8,
-            Self::KeyRouting => 16,
-            Self::OldJavaDoubles => 12,
-            Self::SafeWriteOverNullWorker => 14,
+            Self::LoneSurrogate => 5,
+            Self::NegativeTaskCount => 7,
+            Self::OldJavaDoubles => 8,
+            Self::SafeWriteOverNullWorker => 9,
+            Self::KeyRouting => 11,
         }
     }
 }
@@ -77,7 +77,7 @@ pub struct Outcome {
 pub struct Ours {
     /// The snapshot in the JSON contract.
     pub snapshot: Json,
-    /// Events (config only: status and offsets events have no Java counterpart, item 15).
+    /// Events (config only: status and offsets events have no Java counterpart, item 10).
     pub events: Vec<Json>,
     /// One outcome per record.
     pub outcomes: Vec<Outcome>,
@@ -92,7 +92,7 @@ trait SkipFacts {
 
 impl SkipFacts for ConfigSkip {
     fn java_throws(&self) -> bool {
-        ConfigSkip::java_throws(self)
+        Self::java_throws(self)
     }
     fn redelivered(&self) -> bool {
         matches!(self, Self::Duplicate { .. })
@@ -104,7 +104,7 @@ impl SkipFacts for ConfigSkip {
 
 impl SkipFacts for StatusSkip {
     fn java_throws(&self) -> bool {
-        StatusSkip::java_throws(self)
+        Self::java_throws(self)
     }
     fn redelivered(&self) -> bool {
         matches!(self, Self::Duplicate { .. })
@@ -321,7 +321,7 @@ pub fn compare(
     for e in &java.exceptions {
         match e.phase {
             Phase::CatchUp | Phase::Live => {}
-            // Item 8: the only accessor that throws is tasks(c), for a negative task count.
+            // Item 7: the only accessor that throws is tasks(c), for a negative task count.
             Phase::Snapshot => {
                 let connector = e.connector.clone().unwrap_or_default();
                 let negative = ours
@@ -442,7 +442,7 @@ pub fn judge(oracle: &mut Oracle, case: &Case) -> Result<BTreeSet<Deliberate>, D
     excuse_old_java(java.java_major, case, compare(case, &java, &ours))
 }
 
-/// Item 12 on a JVM older than 19: a difference in a case that holds a double is excused.
+/// Item 8 on a JVM older than 19: a difference in a case that holds a double is excused.
 pub fn excuse_old_java(
     java_major: u32,
     case: &Case,

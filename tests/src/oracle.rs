@@ -234,9 +234,9 @@ pub struct JavaAnswer {
     pub exceptions: Vec<JavaException>,
     /// One entry per write call.
     pub writes: Vec<JavaWrite>,
-    /// Lone UTF-16 surrogates Java held that the answer shows as U+FFFD (README item 6).
+    /// Lone UTF-16 surrogates Java held that the answer shows as U+FFFD (README item 5).
     pub lone_surrogates: u64,
-    /// The JVM's major version (Java 19 changed `Double.toString`, README item 12).
+    /// The JVM's major version (Java 19 changed `Double.toString`, README item 8).
     pub java_major: u32,
 }
 
@@ -488,9 +488,9 @@ pub enum Json {
     /// A string.
     String(String),
     /// An array.
-    Array(Vec<Json>),
+    Array(Vec<Self>),
     /// An object, members in order.
-    Object(Vec<(String, Json)>),
+    Object(Vec<(String, Self)>),
 }
 
 impl Json {

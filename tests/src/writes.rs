@@ -244,21 +244,28 @@ pub fn judge_config_writes(
     oracle: &mut Oracle,
     base: &Case,
     writes: &[ConfigWrite],
-) -> Result<(), Difference> {
+) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
     let mut case = base.clone();
     case.writes = writes.iter().map(ConfigWrite::call).collect();
-    let java = oracle.run(&case);
-    let result = config_writes_agree(&case, base, writes, &java).map(|()| Default::default());
-    excuse_old_java(java.java_major, &case, result).map(|_| ())
+    let ours_before = ours(&case);
+    let java_case = crate::differential::java_case(&case, &ours_before);
+    let java = oracle.run(&java_case);
+    let mut result = config_writes_agree(&case, &java_case, writes, &java);
+    if let Ok(applied) = &mut result {
+        if java_case.records.len() < case.records.len() {
+            applied.insert(Deliberate::Redelivery);
+        }
+    }
+    excuse_old_java(java.java_major, &case, result)
 }
 
 fn config_writes_agree(
     case: &Case,
-    base: &Case,
+    java_case: &Case,
     writes: &[ConfigWrite],
     java: &crate::oracle::JavaAnswer,
-) -> Result<(), Difference> {
-    let mut log_records = case.records.clone();
+) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
+    let mut log_records = java_case.records.clone();
     for (i, w) in writes.iter().enumerate() {
         let call = &case.writes[i];
         let java_write = &java.writes[i];
@@ -280,15 +287,15 @@ fn config_writes_agree(
     }
     // The final state: the log as it stands after the writes, read by both; the written
     // records are read after start-up.
-    let mut after = base.clone();
-    after.live_from = base
+    let mut after = java_case.clone();
+    after.live_from = java_case
         .live_from
-        .or_else(|| log_records.get(base.records.len()).map(|r| r.offset));
+        .or_else(|| log_records.get(java_case.records.len()).map(|r| r.offset));
     after.records = log_records;
     let ours = ours(&after);
     let mut java_after = java.clone();
     java_after.writes.clear();
-    compare(&after, &java_after, &ours).map(|_| ())
+    compare(&after, &java_after, &ours)
 }
 
 /// Appends written records at the next offsets of their partitions.
@@ -408,7 +415,7 @@ fn status_writes_agree(
     }
     log.mark_caught_up();
     for (i, w) in writes.iter().enumerate() {
-        // Item 14: `putSafe` over a cached status without a worker id is Java's
+        // Item 9: `putSafe` over a cached status without a worker id is Java's
         // NullPointerException (nothing written); the core lets the generations decide.
         if let StatusWrite::Put(update, true) = w {
             let snapshot = log.snapshot();
@@ -701,7 +708,7 @@ fn offsets_writes_agree(
         let mut ours_written: Vec<WrittenRecord> =
             records.iter().map(|r| written(r, partitions)).collect();
         let mut java_write = java.writes[i].clone();
-        // Item 16: a record for a key the topic already holds goes to the partition where the
+        // Item 11: a record for a key the topic already holds goes to the partition where the
         // key's live record is; Java's goes where murmur2 puts it.
         for r in &mut ours_written {
             let murmur = r
@@ -745,7 +752,7 @@ fn offsets_writes_agree(
     let mut java_after = java.clone();
     java_after.writes.clear();
     // Java read its records back where murmur2 put them; the contract's `entries` show the
-    // partition of each key's latest record, which differs exactly where item 16 routed ours.
+    // partition of each key's latest record, which differs exactly where item 11 routed ours.
     for snapshot in [&mut ours.snapshot, &mut java_after.snapshot] {
         mask_entry_partitions(snapshot, &routed_keys);
     }

@@ -23,3 +23,139 @@ fn every_vector_agrees_with_java() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+// ---- The deliberate differences the generators do not reach, each shown with Java's answer ----
+
+use connect_state_tests::differential::ours;
+use connect_state_tests::oracle::{Case, CaseRecord, Json, Phase, Topic};
+
+fn config_case(records: Vec<CaseRecord>) -> Case {
+    Case::new(Topic::Config, records)
+}
+
+/// README item 1: during the start-up read, a record Java throws on with anything but a
+/// `KafkaException` (here a null key's NullPointerException) fails the worker's start; the
+/// core skips the record, offset advanced, as Java's store does up to the throw.
+#[test]
+fn a_null_key_during_start_up_would_stop_java_from_starting() {
+    let Some(mut oracle) = oracle() else { return };
+    let case = config_case(vec![
+        CaseRecord::text(0, "connector-a", Some(r#"{"properties":{}}"#)),
+        CaseRecord {
+            key: None,
+            ..CaseRecord::text(1, "", Some("{}"))
+        },
+    ]);
+    let java = oracle.run(&case);
+    let thrown = &java.exceptions[0];
+    assert_eq!(thrown.class, "java.lang.NullPointerException");
+    assert_eq!(thrown.phase, Phase::CatchUp);
+    assert!(
+        !thrown.kafka_exception,
+        "not a KafkaException: start() fails"
+    );
+    let ours = ours(&case);
+    assert!(ours.outcomes[1].java_throws);
+    assert_eq!(java.snapshot.get("offset"), ours.snapshot.get("offset"));
+    assert_eq!(ours.snapshot.get("offset"), Some(&Json::Number(2.into())));
+}
+
+/// README item 6: Jackson detects UTF-16 and UTF-32 input; the core reads UTF-8 only, so such
+/// a value is invalid JSON here (the offset does not advance, the record is skipped).
+#[test]
+fn java_reads_a_utf16_value_the_core_treats_as_invalid_json() {
+    let Some(mut oracle) = oracle() else { return };
+    let mut utf16 = vec![0xFE, 0xFF];
+    for unit in r#"{"properties":{"k":"v"}}"#.encode_utf16() {
+        utf16.extend(unit.to_be_bytes());
+    }
+    let case = config_case(vec![CaseRecord {
+        value: Some(utf16),
+        ..CaseRecord::text(0, "connector-a", None)
+    }]);
+    let java = oracle.run(&case);
+    assert_eq!(java.snapshot.get("offset"), Some(&Json::Number(1.into())));
+    assert_eq!(
+        java.snapshot.get("connectors"),
+        Some(&Json::Array(vec![Json::String("a".into())]))
+    );
+    let ours = ours(&case);
+    assert_eq!(
+        ours.snapshot.get("offset"),
+        Some(&Json::Number((-1).into()))
+    );
+    assert!(ours.outcomes[0]
+        .skip
+        .as_deref()
+        .is_some_and(|s| s.contains("converted")));
+}
+
+/// README item 7: a commit with a negative task count makes Java's
+/// `ClusterConfigState.tasks(c)` throw; the core lists no tasks.
+#[test]
+fn a_negative_task_count_makes_javas_task_list_throw() {
+    let Some(mut oracle) = oracle() else { return };
+    let case = config_case(vec![
+        CaseRecord::text(0, "connector-a", Some(r#"{"properties":{}}"#)),
+        CaseRecord::text(1, "commit-a", Some(r#"{"tasks":-1}"#)),
+    ]);
+    let java = oracle.run(&case);
+    let thrown = &java.exceptions[0];
+    assert_eq!(thrown.phase, Phase::Snapshot);
+    assert_eq!(thrown.connector.as_deref(), Some("a"));
+    assert_eq!(thrown.class, "java.lang.IllegalArgumentException");
+    let ours = ours(&case);
+    assert_eq!(
+        ours.snapshot.get("tasks").and_then(|t| t.get("a")),
+        Some(&Json::Array(Vec::new()))
+    );
+    judge(&mut oracle, &case).expect("agrees under item 7");
+}
+
+/// README item 8: connect-state writes doubles as Java 19+ does. A Java 17 (when this
+/// machine has one) writes some of them with more digits, so its key bytes differ.
+#[test]
+fn java_17_writes_some_doubles_with_more_digits() {
+    let Some(java17) = std::fs::read_dir("/usr/lib/jvm")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin/java"))
+        .find(|p| p.to_string_lossy().contains("-17-") && p.exists())
+    else {
+        eprintln!("skipped: no Java 17 under /usr/lib/jvm");
+        return;
+    };
+    if oracle().is_none() {
+        return;
+    }
+    let case = r#"{"id":1,"topic":"offsets","partitions":1,"records":[],"writes":[{"method":"flush","namespace":"a","offsets":[{"partition":[["f",2e23]],"offset":[["p",1]]}]}]}"#;
+    let out = std::process::Command::new(connect_state_tests::oracle::script())
+        .arg("serve")
+        .env("JAVA", &java17)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child.stdin.take().unwrap().write_all(case.as_bytes())?;
+            child.wait_with_output()
+        })
+        .expect("the oracle runs on Java 17");
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("an answer");
+    let key = answer["writes"][0]["records"][0]["key_base64"]
+        .as_str()
+        .unwrap();
+    let key = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, key).unwrap();
+    assert_eq!(key, br#"["a",{"f":1.9999999999999998E23}]"#, "Java 17");
+    let ours = engine::offsets::offset_key(
+        "a",
+        Some(&engine::offsets::OrderedMap::new([(
+            "f",
+            engine::json::JsonValue::Double(engine::json::JavaDouble::new(2e23)),
+        )])),
+    )
+    .unwrap();
+    assert_eq!(ours, br#"["a",{"f":2.0E23}]"#, "connect-state, as Java 19+");
+}

@@ -37,7 +37,7 @@ final class OracleJson {
      * Lone UTF-16 surrogates replaced since the last {@link #takeLoneSurrogates()}. Jackson reads
      * an escaped lone surrogate (backslash, u, D800) into a Java String, but UTF-8 (and so the contract, and a Rust string)
      * cannot carry it: it is written as U+FFFD, the mapping of the README's deliberate
-     * difference 6, and counted so the comparison knows the rule applied.
+     * difference 5, and counted so the comparison knows the rule applied.
      */
     private static int loneSurrogates;
 
