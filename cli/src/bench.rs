@@ -73,6 +73,12 @@ pub struct BenchArgs {
     #[cfg(feature = "kafka")]
     #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = crate::inspect::parse_property)]
     pub property: Vec<(String, String)>,
+    /// Also replay the same topics through Kafka Connect's own stores with the Java oracle (the
+    /// `oracle` script of the repository's `tests/java-oracle`, which needs a JDK 17+ and Maven)
+    /// and report Java's throughput, its heap for the offsets state, and our ratios.
+    #[arg(long, value_name = "ORACLE", num_args = 0..=1,
+          default_missing_value = "tests/java-oracle/oracle")]
+    pub java: Option<std::path::PathBuf>,
     /// Internal: measure only this topic and print its figures as JSON (each topic runs in a
     /// fresh process so its memory figures start from a fresh heap).
     #[arg(long, value_enum, hide = true)]
@@ -103,6 +109,9 @@ pub struct BenchReport {
     /// The broker comparison.
     #[serde(flatten)]
     pub broker: BrokerFigures,
+    /// The Java stores (`--java`).
+    #[serde(flatten)]
+    pub java: crate::bench_java::JavaFigures,
     /// Seconds the whole benchmark took (generation included).
     pub total_seconds: f64,
 }
@@ -646,6 +655,21 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         let topic = synth::config_topic(&scale, args.seed);
         broker = bench_kafka(servers, &args.property, &topic, args.seed)?;
     }
+    let java = match &args.java {
+        Some(oracle) => crate::bench_java::bench_java(
+            oracle,
+            &scale,
+            args.seed,
+            &crate::bench_java::Ours {
+                config_rate: config.config_replay_records_per_sec,
+                status_rate: status.status_replay_records_per_sec,
+                offsets_rate: offsets.offsets_replay_records_per_sec,
+                offsets_memory: offsets.offsets_memory_bytes,
+                offsets_live: offsets.offsets_live_entries,
+            },
+        )?,
+        None => crate::bench_java::JavaFigures::default(),
+    };
     let report = BenchReport {
         scale: args.scale.name().into(),
         seed: args.seed,
@@ -655,6 +679,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         status,
         offsets,
         broker,
+        java,
         total_seconds: started.elapsed().as_secs_f64(),
     };
     match args.format {
@@ -798,6 +823,54 @@ fn render_table(r: &BenchReport) -> String {
             "<= 1.3x",
         ),
     ];
+    let mut rows = rows;
+    if let Some(version) = &r.java.java_version {
+        let j = &r.java;
+        let vs = |rate: Option<f64>, ours_over: Option<f64>| {
+            format!(
+                "{} (ours {} faster)",
+                rate.map_or("n/a".into(), per_sec),
+                opt(ours_over, "x")
+            )
+        };
+        rows.push(row(
+            &format!(
+                "Java {} stores on Java {version}: config replay",
+                j.java_kafka_version.as_deref().unwrap_or("?")
+            ),
+            vs(
+                j.java_config_replay_records_per_sec,
+                j.config_replay_to_java_ratio,
+            ),
+            "",
+        ));
+        rows.push(row(
+            "Java: status replay",
+            vs(
+                j.java_status_replay_records_per_sec,
+                j.status_replay_to_java_ratio,
+            ),
+            "",
+        ));
+        rows.push(row(
+            "Java: offsets replay",
+            vs(
+                j.java_offsets_replay_records_per_sec,
+                j.offsets_replay_to_java_ratio,
+            ),
+            "",
+        ));
+        rows.push(row(
+            "Java: offsets heap",
+            format!(
+                "{} ({} bytes per live entry); ours / Java {}",
+                mib(j.java_offsets_heap_bytes),
+                opt(j.java_offsets_heap_bytes_per_entry, ""),
+                opt(j.offsets_memory_to_java_ratio, "x")
+            ),
+            "",
+        ));
+    }
     let mut out = format!(
         "connect-state bench: scale {}, seed {}, best of {} runs, {:.1} s in all\n\n",
         r.scale, r.seed, r.runs, r.total_seconds

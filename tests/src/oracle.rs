@@ -285,6 +285,12 @@ pub fn oracle() -> Option<MutexGuard<'static, Oracle>> {
 
 impl Oracle {
     fn start() -> Result<Self, String> {
+        Self::start_with(None)
+    }
+
+    /// Starts an oracle of its own (not the shared one of [`oracle`]), with the Kafka version
+    /// `kafka_version` instead of the pom's when given (built on first use).
+    pub fn start_with(kafka_version: Option<&str>) -> Result<Self, String> {
         let script = script();
         if !script.exists() {
             return Err(format!("{} does not exist", script.display()));
@@ -299,7 +305,11 @@ impl Oracle {
         {
             return Err(format!("no JVM ({java} -version failed)"));
         }
-        let mut child = Command::new(&script)
+        let mut command = Command::new(&script);
+        if let Some(version) = kafka_version {
+            command.env("ORACLE_KAFKA_VERSION", version);
+        }
+        let mut child = command
             .arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

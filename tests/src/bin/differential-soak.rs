@@ -9,14 +9,20 @@
 //! The cases are split evenly over the six generators (config, status and offsets logs; config,
 //! status and offsets write calls). Exits 1 if any case differs (the first few are printed in
 //! full), 2 if the oracle cannot run.
+//!
+//! `--versus-kafka 3.9.2` compares two Java versions instead: every case goes to the oracle at
+//! the pom's Kafka version and at the one given, and their answers are compared; the output is
+//! a count of cases per kind of disagreement, each with its smallest example.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use connect_state_tests::cases::{config_case, offsets_case, status_case};
-use connect_state_tests::differential::{judge, Deliberate, Difference};
-use connect_state_tests::oracle::{oracle, Oracle};
+use connect_state_tests::differential::{
+    java_case as java_case_of, judge, kcat_lines, ours, Deliberate, Difference,
+};
+use connect_state_tests::oracle::{oracle, Case, JavaAnswer, Json, Oracle};
 use connect_state_tests::writes::{
     config_write, judge_config_writes, judge_offsets_writes, judge_status_writes, offsets_write,
     status_write,
@@ -80,19 +86,153 @@ const GENERATORS: [Generator; 6] = [
 ];
 
 fn usage() -> ExitCode {
-    eprintln!("usage: differential-soak [--cases N] [--seed N]");
+    eprintln!("usage: differential-soak [--cases N] [--seed N] [--versus-kafka VERSION]");
     ExitCode::from(2)
+}
+
+/// Draws the Java case of one generator (write calls included).
+fn java_case(g: usize, r: &mut TestRunner) -> Case {
+    let mut case = match g {
+        0 | 3 => draw(r, config_case()),
+        1 | 4 => draw(r, status_case()),
+        _ => draw(r, offsets_case()),
+    };
+    case.writes = match g {
+        3 => draw(r, vec(config_write(), 1..6))
+            .iter()
+            .map(|w| w.call())
+            .collect(),
+        4 => draw(r, vec(status_write(), 1..8))
+            .iter()
+            .map(|w| w.call())
+            .collect(),
+        5 => draw(r, vec(offsets_write(), 1..5))
+            .iter()
+            .map(|w| w.call())
+            .collect(),
+        _ => Vec::new(),
+    };
+    case.partitions = match g {
+        4 => Some(5),
+        5 => Some(25),
+        _ => None,
+    };
+    java_case_of(&case, &ours(&case))
+}
+
+/// Where two Java answers differ: the first snapshot member, or events, exceptions, writes.
+fn disagreement(a: &JavaAnswer, b: &JavaAnswer) -> Option<String> {
+    if let (Json::Object(x), Json::Object(_)) = (&a.snapshot, &b.snapshot) {
+        for (name, value) in x {
+            if b.snapshot.get(name) != Some(value) {
+                return Some(format!("snapshot.{name}"));
+            }
+        }
+    }
+    if a.snapshot != b.snapshot {
+        return Some("snapshot".into());
+    }
+    if a.events != b.events {
+        return Some("events".into());
+    }
+    let thrown = |x: &JavaAnswer| {
+        x.exceptions
+            .iter()
+            .map(|e| (e.class.clone(), e.phase, e.partition, e.offset))
+            .collect::<Vec<_>>()
+    };
+    if thrown(a) != thrown(b) {
+        return Some("exceptions".into());
+    }
+    let written = |x: &JavaAnswer| {
+        x.writes
+            .iter()
+            .map(|w| (w.records.clone(), w.error.as_ref().map(|e| e.class.clone())))
+            .collect::<Vec<_>>()
+    };
+    (written(a) != written(b)).then(|| "writes".into())
+}
+
+/// Compares the pom's Kafka version with `other` over `cases` generated cases.
+fn versus(first: &mut Oracle, other: &str, cases: u64, runner: &mut TestRunner) -> ExitCode {
+    let mut second = match Oracle::start_with(Some(other)) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("error: the oracle at Kafka {other} cannot run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!(
+        "comparing Kafka {} with Kafka {} on Java {} over {cases} cases",
+        first.kafka_version, second.kafka_version, first.java_version
+    );
+    // Per kind of disagreement: how many cases, and the smallest example.
+    let mut kinds: BTreeMap<(String, &str), (u64, Case, JavaAnswer, JavaAnswer)> = BTreeMap::new();
+    for i in 0..cases {
+        let g = (i % GENERATORS.len() as u64) as usize;
+        let case = java_case(g, runner);
+        let a = first.run(&case);
+        let b = second.run(&case);
+        if let Some(kind) = disagreement(&a, &b) {
+            let size = |c: &Case| c.records.len() + c.writes.len();
+            let entry = kinds
+                .entry((kind, GENERATORS[g].name))
+                .or_insert_with(|| (0, case.clone(), a.clone(), b.clone()));
+            entry.0 += 1;
+            if size(&case) < size(&entry.1) {
+                (entry.1, entry.2, entry.3) = (case, a, b);
+            }
+        }
+    }
+    for ((kind, generator), (n, case, a, b)) in &kinds {
+        eprintln!("--- {kind} ({generator}): {n} cases; the smallest ---");
+        eprint!("{}", kcat_lines(&case.records));
+        for w in &case.writes {
+            eprintln!("write {w}");
+        }
+        let show = |x: &JavaAnswer| match kind.strip_prefix("snapshot.") {
+            Some(member) => x
+                .snapshot
+                .get(member)
+                .map_or("(absent)".into(), ToString::to_string),
+            None if kind == "events" => x
+                .events
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+            None if kind == "exceptions" => format!("{:?}", x.exceptions),
+            None => x
+                .writes
+                .iter()
+                .flat_map(|w| w.records.iter().map(ToString::to_string))
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
+        eprintln!("  Kafka {}: {}", first.kafka_version, show(a));
+        eprintln!("  Kafka {}: {}", second.kafka_version, show(b));
+    }
+    let differing: u64 = kinds.values().map(|k| k.0).sum();
+    println!(
+        "{cases} cases, {differing} where Kafka {} and Kafka {} disagree",
+        first.kafka_version, second.kafka_version
+    );
+    ExitCode::SUCCESS
 }
 
 fn main() -> ExitCode {
     let mut cases: u64 = 120_000;
     let mut seed: u64 = 1;
+    let mut versus_kafka: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let value = args.next().and_then(|v| v.parse::<u64>().ok());
-        match (arg.as_str(), value) {
-            ("--cases", Some(v)) => cases = v,
-            ("--seed", Some(v)) => seed = v,
+        let Some(value) = args.next() else {
+            return usage();
+        };
+        match (arg.as_str(), value.parse::<u64>()) {
+            ("--cases", Ok(v)) => cases = v,
+            ("--seed", Ok(v)) => seed = v,
+            ("--versus-kafka", _) => versus_kafka = Some(value),
             _ => return usage(),
         }
     }
@@ -110,6 +250,9 @@ fn main() -> ExitCode {
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
     );
+    if let Some(other) = versus_kafka {
+        return versus(&mut oracle, &other, cases, &mut runner);
+    }
     let started = Instant::now();
     let mut differences = 0u64;
     let mut applied: BTreeMap<Deliberate, u64> = BTreeMap::new();

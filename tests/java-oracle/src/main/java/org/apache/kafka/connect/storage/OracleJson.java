@@ -234,6 +234,42 @@ final class OracleJson {
         return map;
     }
 
+    /**
+     * Pretty JSON laid out as serde_json's pretty printer lays it out (two spaces, {@code "a": b},
+     * {@code {}} and {@code []} when empty), so the output of {@code oracle replay} and
+     * {@code connect-state replay} can be compared line by line. Scalars are Jackson's.
+     */
+    static String pretty(JsonNode node) throws java.io.IOException {
+        StringBuilder out = new StringBuilder();
+        pretty(node, 0, out);
+        return out.toString();
+    }
+
+    private static void pretty(JsonNode node, int depth, StringBuilder out) throws java.io.IOException {
+        String indent = "  ".repeat(depth + 1);
+        if (node.isObject() && node.size() > 0) {
+            out.append("{\n");
+            Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+            while (fields.hasNext()) {
+                Map.Entry<String, JsonNode> f = fields.next();
+                out.append(indent).append(MAPPER.writeValueAsString(f.getKey())).append(": ");
+                pretty(f.getValue(), depth + 1, out);
+                out.append(fields.hasNext() ? ",\n" : "\n");
+            }
+            out.append("  ".repeat(depth)).append('}');
+        } else if (node.isArray() && node.size() > 0) {
+            out.append("[\n");
+            for (int i = 0; i < node.size(); i++) {
+                out.append(indent);
+                pretty(node.get(i), depth + 1, out);
+                out.append(i + 1 < node.size() ? ",\n" : "\n");
+            }
+            out.append("  ".repeat(depth)).append(']');
+        } else {
+            out.append(MAPPER.writeValueAsString(node));
+        }
+    }
+
     /** Bytes as text, decoded as UTF-8 with Java's replacement of malformed input. */
     static String text(byte[] bytes) {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);

@@ -1,10 +1,6 @@
 package org.apache.kafka.connect.storage;
 
-import com.fasterxml.jackson.core.util.DefaultIndenter;
-import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.Separators;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -227,18 +223,6 @@ public final class OracleMain {
         return records;
     }
 
-    /** Pretty JSON laid out as serde_json's pretty printer lays it out (two spaces, "a": b). */
-    static ObjectWriter prettyWriter() {
-        DefaultPrettyPrinter printer = new DefaultPrettyPrinter()
-            .withSeparators(Separators.createDefaultInstance()
-                .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
-                .withObjectEmptySeparator("")
-                .withArrayEmptySeparator(""));
-        printer.indentArraysWith(new DefaultIndenter("  ", "\n"));
-        printer.indentObjectsWith(new DefaultIndenter("  ", "\n"));
-        return OracleJson.MAPPER.writer(printer);
-    }
-
     private static int replay(String[] args) throws IOException {
         String topic = null;
         Long liveFrom = null;
@@ -308,7 +292,7 @@ public final class OracleMain {
         if (!answer.get("exceptions").isEmpty()) {
             doc.set("exceptions", answer.get("exceptions"));
         }
-        System.out.println(prettyWriter().writeValueAsString(doc));
+        System.out.println(OracleJson.pretty(doc));
         return 0;
     }
 }
