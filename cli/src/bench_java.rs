@@ -142,7 +142,10 @@ pub fn bench_java(
         out.flush()?;
     }
     let arg = |name: &str| format!("{name}={}", file(name).display());
+    // The JVM's own default collector (G1 on this kind of machine), as a worker runs, with the
+    // heap sized up front so that growing it is not what is measured.
     let output = Command::new(oracle)
+        .env("ORACLE_JAVA_OPTS", "-Xms2g -Xmx8g")
         .args(["bench", "--runs", "5", "--warmup", "3"])
         .args([arg("config"), arg("status"), arg("offsets")])
         .stderr(std::process::Stdio::inherit())
