@@ -75,6 +75,22 @@ pub fn decode(mut data: &[u8]) -> Vec<FuzzRecord> {
     records
 }
 
+/// The records `drive` feeds for `data`, owned: key, value, partition and offset (offsets per
+/// partition move by each record's step, so they can repeat or go back: redeliveries). The
+/// differential tests replay the fuzz seeds through Java with these.
+pub fn decoded_records(data: &[u8]) -> Vec<(Option<Vec<u8>>, Option<Vec<u8>>, i32, i64)> {
+    let mut offsets = [0i64; 4];
+    decode(data)
+        .into_iter()
+        .map(|record| {
+            let p = record.partition as usize;
+            let offset = offsets[p].saturating_add(record.offset_step);
+            offsets[p] = offset.max(offsets[p]);
+            (record.key, record.value, record.partition, offset)
+        })
+        .collect()
+}
+
 /// Feeds records to a machine checking the invariants every machine keeps: no panic, the next
 /// fetch offset of a partition never goes back, errors leave the state untouched, and a
 /// checkpoint restores to an equal snapshot.
