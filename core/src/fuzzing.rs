@@ -75,10 +75,13 @@ pub fn decode(mut data: &[u8]) -> Vec<FuzzRecord> {
     records
 }
 
+/// A decoded record, owned: key, value, partition, offset.
+pub type DecodedRecord = (Option<Vec<u8>>, Option<Vec<u8>>, i32, i64);
+
 /// The records `drive` feeds for `data`, owned: key, value, partition and offset (offsets per
 /// partition move by each record's step, so they can repeat or go back: redeliveries). The
 /// differential tests replay the fuzz seeds through Java with these.
-pub fn decoded_records(data: &[u8]) -> Vec<(Option<Vec<u8>>, Option<Vec<u8>>, i32, i64)> {
+pub fn decoded_records(data: &[u8]) -> Vec<DecodedRecord> {
     let mut offsets = [0i64; 4];
     decode(data)
         .into_iter()
