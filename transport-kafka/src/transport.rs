@@ -43,6 +43,47 @@ fn broker(topic: &str, error: impl std::fmt::Display) -> TransportError {
     }
 }
 
+/// Whether a metadata or offsets request failed for a reason that passes by itself: a partition
+/// whose leader is being elected (right after a topic is created, or while a broker restarts),
+/// a broker that is not reachable yet, a request that timed out.
+fn is_retriable(error: &KafkaError) -> bool {
+    matches!(
+        error.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::NotLeaderForPartition
+                | RDKafkaErrorCode::LeaderNotAvailable
+                | RDKafkaErrorCode::BrokerNotAvailable
+                | RDKafkaErrorCode::NotCoordinator
+                | RDKafkaErrorCode::RequestTimedOut
+                | RDKafkaErrorCode::NetworkException
+                | RDKafkaErrorCode::BrokerTransportFailure
+                | RDKafkaErrorCode::AllBrokersDown
+                | RDKafkaErrorCode::OperationTimedOut
+                | RDKafkaErrorCode::UnknownTopicOrPartition
+                | RDKafkaErrorCode::NotEnoughReplicas
+        )
+    )
+}
+
+/// Runs `call` again while it fails with a [retriable](is_retriable) error, with a growing pause
+/// (50 ms up to 1 s), until `timeout` has passed; then its last error.
+fn retrying<R>(
+    timeout: Duration,
+    mut call: impl FnMut() -> Result<R, KafkaError>,
+) -> Result<R, KafkaError> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match call() {
+            Err(e) if is_retriable(&e) && Instant::now() + pause < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn is_fenced(error: &KafkaError) -> bool {
     matches!(
         error.rdkafka_error_code(),
@@ -316,9 +357,10 @@ impl Transport for KafkaTransport {
                 }
             })?;
             let mut ends = BTreeMap::new();
+            let deadline = Instant::now() + timeout;
             for p in 0..partitions {
-                let (_, high) = c
-                    .fetch_watermarks(&name, p, timeout)
+                let left = deadline.saturating_duration_since(Instant::now());
+                let (_, high) = retrying(left, || c.fetch_watermarks(&name, p, left))
                     .map_err(|e| broker(&name, e))?;
                 ends.insert(p, high);
             }

@@ -1,14 +1,11 @@
-//! The Kafka transport against a real Kafka-protocol broker process (nisshi, a Kafka-compatible
-//! broker from crates.io; see `.ci/run`, which installs and starts it on 127.0.0.1). These tests
-//! are ignored unless run explicitly with the broker's address:
+//! The Kafka transport against a real Apache Kafka broker (`scripts/local-cluster`, which
+//! `.ci/run` starts on 127.0.0.1). These tests are ignored unless run explicitly with the
+//! broker's address:
 //!
 //! ```sh
-//! CONNECT_STATE_TEST_BROKER=127.0.0.1:19092 cargo test -p connect-state-kafka --test real_broker -- --ignored
+//! eval "$(scripts/local-cluster start | sed -n 's/^bootstrap=/export CONNECT_STATE_TEST_BROKER=/p')"
+//! cargo test -p connect-state-kafka --test real_broker -- --ignored
 //! ```
-//!
-//! Known broker behaviours the reader must survive (not assert away): after compaction a fetch
-//! can return a batch again (offsets repeat), the low watermark moves to the first surviving
-//! offset, and `read_committed` does not hide aborted records.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -172,12 +169,21 @@ async fn a_second_independent_reader_sees_what_the_writer_holds() {
 async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
     let topic = unique("offsets");
     let transport = transport();
-    let mut writer = Store::new(
-        StoreSettings::new(&topic, TopicRole::Offsets),
-        transport.clone(),
-        OffsetLog::new(),
-    );
+    // Segments roll after 100 ms and the cleaner takes any dirty segment, so the broker's own
+    // LogCleaner compacts the topic within seconds.
+    let mut settings = StoreSettings::new(&topic, TopicRole::Offsets);
+    settings.partitions = Some(1);
+    for (k, v) in [
+        ("segment.ms", "100"),
+        ("min.cleanable.dirty.ratio", "0.01"),
+        ("delete.retention.ms", "100"),
+        ("max.compaction.lag.ms", "1000"),
+    ] {
+        settings.topic_configs.insert(k.into(), v.into());
+    }
+    let mut writer = Store::new(settings, transport.clone(), OffsetLog::new());
     writer.start().await.unwrap();
+    let mut written = 0u64;
     for round in 0..20 {
         let records: Vec<ProducerRecord> = (0..10)
             .map(|i| ProducerRecord {
@@ -187,6 +193,7 @@ async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
                 partition: None,
             })
             .collect();
+        written += records.len() as u64;
         writer
             .write(
                 &records,
@@ -196,10 +203,41 @@ async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
             )
             .await
             .unwrap();
+        // Records in several segments: a segment rolls when a record comes after segment.ms.
+        tokio::time::sleep(Duration::from_millis(120)).await;
     }
-    writer.read_to_end().await.unwrap();
-    // The broker compacts in the background (its maintenance interval); give it a few passes.
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // A last record rolls the active segment, which the cleaner never touches.
+    let roll = ProducerRecord {
+        key: br#"["roll",{"r":0}]"#.to_vec(),
+        value: Some(br#"{"pos":0}"#.to_vec()),
+        partition: None,
+    };
+    writer
+        .write(&[roll], ProduceMode::Plain, true, "Failed to write offsets")
+        .await
+        .unwrap();
+    written += 1;
+    // Wait until the broker has compacted (fewer records survive than were written).
+    let mut raw_settings = KafkaSettings::new(broker());
+    raw_settings.request_timeout = Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let surviving = loop {
+        let (records, _) = tokio::task::spawn_blocking({
+            let (s, t) = (raw_settings.clone(), topic.clone());
+            move || connect_state_kafka::raw::count_bytes(&s, &t)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        if records < written || std::time::Instant::now() > deadline {
+            break records;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(
+        surviving < written,
+        "the broker did not compact within a minute ({surviving} of {written} records left)"
+    );
     let mut reader = Store::new(
         StoreSettings::new(&topic, TopicRole::Offsets),
         transport,
@@ -207,7 +245,11 @@ async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
     );
     reader.start().await.unwrap();
     let (written, read) = (writer.machine().snapshot(), reader.machine().snapshot());
-    assert_eq!(read.len(), 6, "keys 0, 3, 6 and 9 were deleted last");
+    assert_eq!(
+        read.len(),
+        7,
+        "keys 0, 3, 6 and 9 were deleted last; the roll key stays"
+    );
     let pairs = |s: &engine::offsets::OffsetSnapshot| -> Vec<(Vec<u8>, Vec<u8>)> {
         s.entries()
             .map(|(k, v)| (k.unwrap().to_vec(), v.value().to_vec()))
