@@ -12,8 +12,13 @@
 //! * Admin: topic creation (compact, with the caller's settings) and description (partition count
 //!   and `cleanup.policy`) for the store's start-up checks.
 //! * Any librdkafka property passes through ([`KafkaSettings::properties`]); secrets never show
-//!   in `Debug` output.
+//!   in `Debug` output. TLS (`security.protocol=SSL`, client certificates) and SASL (PLAIN,
+//!   SCRAM-SHA-256/512) work: librdkafka is built with a vendored OpenSSL (rdkafka's
+//!   `ssl-vendored` feature), so no system library is needed.
+//! * A refused login or a failed TLS handshake, which librdkafka only reports through its error
+//!   callback, stops the waiting call at once with that reason (secrets redacted).
 
+mod context;
 pub mod raw;
 mod settings;
 mod transport;

@@ -95,6 +95,17 @@ impl KafkaSettings {
     }
 }
 
+impl KafkaSettings {
+    /// The values of the secret properties (see [`is_secret`]), to keep out of any message.
+    pub fn secret_values(&self) -> Vec<String> {
+        self.properties
+            .iter()
+            .filter(|(k, _)| is_secret(k))
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+}
+
 /// Whether a property holds a secret (passwords, keys, tokens) that must never be shown.
 pub fn is_secret(key: &str) -> bool {
     let key = key.to_ascii_lowercase();

@@ -12,13 +12,13 @@ use engine::ProducerRecord;
 use rdkafka::admin::{
     AdminClient, AdminOptions, NewTopic as KafkaNewTopic, ResourceSpecifier, TopicReplication,
 };
-use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
 use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
+use crate::context::Context;
 use crate::settings::KafkaSettings;
 
 /// How long one `poll` waits before the fetch loop checks its deadline again.
@@ -29,11 +29,15 @@ const POLL_SLICE: Duration = Duration::from_millis(100);
 /// producer for fenced leader writes, and an admin client.
 pub struct KafkaTransport {
     settings: KafkaSettings,
-    consumer: Arc<Mutex<BaseConsumer>>,
+    consumer: Arc<Mutex<BaseConsumer<Context>>>,
     /// The plain producer, created on the first plain write (readers never pay for it).
-    producer: std::sync::OnceLock<FutureProducer>,
-    transactional: tokio::sync::Mutex<Option<FutureProducer>>,
-    admin: AdminClient<DefaultClientContext>,
+    producer: std::sync::OnceLock<FutureProducer<Context>>,
+    transactional: tokio::sync::Mutex<Option<FutureProducer<Context>>>,
+    admin: AdminClient<Context>,
+    /// What every client of this transport reports through librdkafka's error callback.
+    context: Context,
+    /// The listening client of [`crate::context::watch`] (TLS and SASL connections only).
+    _watch: Option<rdkafka::producer::ThreadedProducer<Context>>,
 }
 
 fn broker(topic: &str, error: impl std::fmt::Display) -> TransportError {
@@ -65,22 +69,44 @@ fn is_retriable(error: &KafkaError) -> bool {
     )
 }
 
-/// Runs `call` again while it fails with a [retriable](is_retriable) error, with a growing pause
-/// (50 ms up to 1 s), until `timeout` has passed; then its last error.
+/// How long one metadata request may wait before the caller looks again (for a fatal error
+/// reported meanwhile, or its own deadline).
+const METADATA_SLICE: Duration = Duration::from_secs(1);
+
+/// Runs `call(time left)` again while it fails with a [retriable](is_retriable) error, with a
+/// growing pause (50 ms up to 1 s), until `timeout` has passed or the clients reported a fatal
+/// failure (see [`Context`]); then its last error.
 fn retrying<R>(
+    context: &Context,
     timeout: Duration,
-    mut call: impl FnMut() -> Result<R, KafkaError>,
+    mut call: impl FnMut(Duration) -> Result<R, KafkaError>,
 ) -> Result<R, KafkaError> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(50);
     loop {
-        match call() {
-            Err(e) if is_retriable(&e) && Instant::now() + pause < deadline => {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match call(left) {
+            Err(e)
+                if is_retriable(&e)
+                    && context.failure().is_none()
+                    && Instant::now() + pause < deadline =>
+            {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_secs(1));
             }
             other => return other,
         }
+    }
+}
+
+/// The fatal failure the clients reported, as a broker error of `topic`.
+fn fatal(context: &Context, topic: &str) -> Result<(), TransportError> {
+    match context.failure() {
+        Some(reason) => Err(TransportError::Broker {
+            topic: topic.to_string(),
+            reason: format!("the broker refused the connection: {reason}"),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -94,19 +120,30 @@ fn is_fenced(error: &KafkaError) -> bool {
 impl KafkaTransport {
     /// Connects the clients (lazily: nothing is contacted until the first call).
     pub fn new(settings: KafkaSettings) -> Result<Self, KafkaError> {
+        let context = Context::new(&settings);
         let consumer = settings.reader_config("connect-state-reader");
         Ok(Self {
-            consumer: Arc::new(Mutex::new(consumer.create()?)),
+            consumer: Arc::new(Mutex::new(consumer.create_with_context(context.clone())?)),
             producer: std::sync::OnceLock::new(),
             transactional: tokio::sync::Mutex::new(None),
-            admin: settings.client_config().create()?,
+            admin: settings
+                .client_config()
+                .create_with_context(context.clone())?,
+            _watch: crate::context::watch(&settings, &context)?,
+            context,
             settings,
         })
     }
 
+    /// The failure that stops every call (a refused login, a failed TLS handshake), if one
+    /// was reported: as the error of `topic`.
+    fn check_fatal(&self, topic: &str) -> Result<(), TransportError> {
+        fatal(&self.context, topic)
+    }
+
     /// The plain producer (`acks=all`, Java's murmur2 partitioner, no idempotence, one request
     /// in flight), created on first use.
-    fn plain_producer(&self, topic: &str) -> Result<&FutureProducer, TransportError> {
+    fn plain_producer(&self, topic: &str) -> Result<&FutureProducer<Context>, TransportError> {
         if let Some(producer) = self.producer.get() {
             return Ok(producer);
         }
@@ -120,7 +157,9 @@ impl KafkaTransport {
                 "message.timeout.ms",
                 self.settings.request_timeout.as_millis().to_string(),
             );
-        let producer: FutureProducer = config.create().map_err(|e| broker(topic, e))?;
+        let producer: FutureProducer<Context> = config
+            .create_with_context(self.context.clone())
+            .map_err(|e| broker(topic, e))?;
         // A concurrent first write may have set one already; either is fine.
         Ok(self.producer.get_or_init(|| producer))
     }
@@ -134,7 +173,7 @@ impl KafkaTransport {
     async fn with_consumer<R: Send + 'static>(
         &self,
         topic: &str,
-        f: impl FnOnce(&BaseConsumer) -> Result<R, TransportError> + Send + 'static,
+        f: impl FnOnce(&BaseConsumer<Context>) -> Result<R, TransportError> + Send + 'static,
     ) -> Result<R, TransportError> {
         let consumer = Arc::clone(&self.consumer);
         tokio::task::spawn_blocking(move || {
@@ -149,13 +188,19 @@ impl KafkaTransport {
     }
 
     fn partition_count(
-        consumer: &BaseConsumer,
+        consumer: &BaseConsumer<Context>,
         topic: &str,
         timeout: Duration,
     ) -> Result<Option<i32>, TransportError> {
-        let metadata = consumer
-            .fetch_metadata(Some(topic), timeout)
-            .map_err(|e| broker(topic, e))?;
+        let context = consumer.context().clone();
+        let metadata = retrying(&context, timeout, |left| {
+            consumer.fetch_metadata(Some(topic), left.min(METADATA_SLICE))
+        })
+        .map_err(|e| {
+            fatal(&context, topic)
+                .err()
+                .unwrap_or_else(|| broker(topic, e))
+        })?;
         let Some(t) = metadata.topics().iter().find(|t| t.name() == topic) else {
             return Ok(None);
         };
@@ -172,7 +217,10 @@ impl KafkaTransport {
     }
 
     /// The transactional producer, initialized on first use (claiming write privileges).
-    async fn transactional_producer(&self, topic: &str) -> Result<FutureProducer, TransportError> {
+    async fn transactional_producer(
+        &self,
+        topic: &str,
+    ) -> Result<FutureProducer<Context>, TransportError> {
         let mut slot = self.transactional.lock().await;
         if let Some(p) = slot.as_ref() {
             return Ok(p.clone());
@@ -191,7 +239,9 @@ impl KafkaTransport {
             .set("enable.idempotence", "true")
             .set("acks", "all")
             .set("partitioner", "murmur2_random");
-        let producer: FutureProducer = config.create().map_err(|e| broker(topic, e))?;
+        let producer: FutureProducer<Context> = config
+            .create_with_context(self.context.clone())
+            .map_err(|e| broker(topic, e))?;
         let timeout = self.settings.request_timeout;
         let init = producer.clone();
         tokio::task::spawn_blocking(move || init.init_transactions(timeout))
@@ -212,7 +262,7 @@ impl KafkaTransport {
 
     /// Queues every record, then waits for each delivery in order (Java's privileged send).
     async fn send_all(
-        producer: &FutureProducer,
+        producer: &FutureProducer<Context>,
         topic: &str,
         records: &[ProducerRecord],
         timeout: Duration,
@@ -358,10 +408,17 @@ impl Transport for KafkaTransport {
             })?;
             let mut ends = BTreeMap::new();
             let deadline = Instant::now() + timeout;
+            let context = c.context().clone();
             for p in 0..partitions {
                 let left = deadline.saturating_duration_since(Instant::now());
-                let (_, high) = retrying(left, || c.fetch_watermarks(&name, p, left))
-                    .map_err(|e| broker(&name, e))?;
+                let (_, high) = retrying(&context, left, |left| {
+                    c.fetch_watermarks(&name, p, left.min(METADATA_SLICE))
+                })
+                .map_err(|e| {
+                    fatal(&context, &name)
+                        .err()
+                        .unwrap_or_else(|| broker(&name, e))
+                })?;
                 ends.insert(p, high);
             }
             Ok(ends)
@@ -376,6 +433,7 @@ impl Transport for KafkaTransport {
         from: i64,
         max_records: usize,
     ) -> Result<FetchedBatch, TransportError> {
+        self.check_fatal(topic)?;
         let timeout = self.settings.request_timeout;
         let name = topic.to_string();
         self.with_consumer(topic, move |c| {
@@ -390,6 +448,7 @@ impl Transport for KafkaTransport {
         records: &[ProducerRecord],
         mode: ProduceMode,
     ) -> Result<Vec<(i32, i64)>, TransportError> {
+        self.check_fatal(topic)?;
         match mode {
             ProduceMode::Transactional => self.produce_transactional(topic, records).await,
             ProduceMode::Plain => Self::send_all(
@@ -411,7 +470,7 @@ impl Transport for KafkaTransport {
 
 /// Whether the consumer is assigned exactly this partition and positioned at `from`: the next
 /// fetch then goes on without a new assignment, keeping what librdkafka has prefetched.
-fn continues_at(consumer: &BaseConsumer, topic: &str, partition: i32, from: i64) -> bool {
+fn continues_at(consumer: &BaseConsumer<Context>, topic: &str, partition: i32, from: i64) -> bool {
     let assigned = consumer
         .assignment()
         .is_ok_and(|a| a.count() == 1 && a.find_partition(topic, partition).is_some());
@@ -426,7 +485,7 @@ fn continues_at(consumer: &BaseConsumer, topic: &str, partition: i32, from: i64)
 /// Records below `from` (a broker resending a batch) are dropped. `next_offset` is the consumer's
 /// position, which moves past transaction markers and compacted gaps.
 fn fetch_blocking(
-    consumer: &BaseConsumer,
+    consumer: &BaseConsumer<Context>,
     topic: &str,
     partition: i32,
     from: i64,
@@ -451,6 +510,7 @@ fn fetch_blocking(
         if now >= deadline {
             break;
         }
+        fatal(consumer.context(), topic)?;
         match consumer.poll((deadline - now).min(POLL_SLICE)) {
             None => {}
             Some(Ok(message)) => {
