@@ -69,6 +69,14 @@ pub struct BenchArgs {
     #[cfg(feature = "kafka")]
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_servers: Option<String>,
+    /// With `--bootstrap-servers`: also time a real Kafka Connect worker from its start to its
+    /// log line "Finished reading KafkaBasedLog for topic <the config topic>", over the same
+    /// topic, with this `scripts/local-cluster` (it starts a fresh worker of its own group and
+    /// stops it), against `inspect` of the same topic.
+    #[cfg(feature = "kafka")]
+    #[arg(long, value_name = "LOCAL_CLUSTER", num_args = 0..=1,
+          default_missing_value = "scripts/local-cluster", requires = "bootstrap_servers")]
+    pub connect_worker: Option<std::path::PathBuf>,
     /// A librdkafka property for the broker comparison (repeatable).
     #[cfg(feature = "kafka")]
     #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = crate::inspect::parse_property)]
@@ -197,6 +205,12 @@ pub struct BrokerFigures {
     pub raw_read_seconds: Option<f64>,
     /// `inspect_seconds` over `raw_read_seconds` (goal: at most 1.3).
     pub inspect_to_raw_ratio: Option<f64>,
+    /// Seconds a real Kafka Connect worker takes from its start to having read the same config
+    /// topic (`--connect-worker`).
+    pub connect_worker_startup_seconds: Option<f64>,
+    /// `connect_worker_startup_seconds` over `inspect_seconds`: how many times faster
+    /// `inspect` has the state.
+    pub worker_startup_to_inspect_ratio: Option<f64>,
 }
 
 /// One measured topic; each runs in a fresh process when possible.
@@ -457,6 +471,7 @@ fn bench_kafka(
     properties: &[(String, String)],
     topic: &synth::ConfigTopic,
     seed: u64,
+    connect_worker: Option<&std::path::Path>,
 ) -> Result<BrokerFigures, CliError> {
     use std::sync::Arc;
 
@@ -509,15 +524,54 @@ fn bench_kafka(
         drop(store);
         drop(transport);
         let measured = measure_reads(&settings, &name, topic, records.len() as u64, &broker).await;
+        let worker = match (&measured, connect_worker) {
+            (Ok(_), Some(script)) => Some(worker_startup(script, servers, &name)),
+            _ => None,
+        };
         let _ = raw::delete_topic(&settings, &name).await;
         let (inspect, raw_read, records) = measured?;
+        let worker = worker.transpose()?;
         Ok(BrokerFigures {
             broker_records: Some(records),
             inspect_seconds: Some(inspect.as_secs_f64()),
             raw_read_seconds: Some(raw_read.as_secs_f64()),
             inspect_to_raw_ratio: Some(ratio(inspect.as_secs_f64(), raw_read.as_secs_f64())),
+            connect_worker_startup_seconds: worker,
+            worker_startup_to_inspect_ratio: worker.map(|w| ratio(w, inspect.as_secs_f64())),
         })
     })
+}
+
+/// Seconds a fresh Kafka Connect worker takes to read `topic` from its start, as
+/// `scripts/local-cluster time-worker-startup` measures it.
+#[cfg(feature = "kafka")]
+fn worker_startup(script: &std::path::Path, servers: &str, topic: &str) -> Result<f64, CliError> {
+    let output = std::process::Command::new(script)
+        .args([
+            "time-worker-startup",
+            "--bootstrap",
+            servers,
+            "--config-topic",
+            topic,
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| {
+            CliError::Input(format!(
+                "--connect-worker: cannot run {}: {e}",
+                script.display()
+            ))
+        })?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    match (output.status.success(), text.trim().parse::<f64>()) {
+        (true, Ok(seconds)) => Ok(seconds),
+        _ => Err(CliError::Input(format!(
+            "--connect-worker: {} time-worker-startup failed ({}): {}",
+            script.display(),
+            output.status,
+            text.trim()
+        ))),
+    }
 }
 
 /// One raw read of the topic: its time and record count.
@@ -653,7 +707,13 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     #[cfg(feature = "kafka")]
     if let Some(servers) = &args.bootstrap_servers {
         let topic = synth::config_topic(&scale, args.seed);
-        broker = bench_kafka(servers, &args.property, &topic, args.seed)?;
+        broker = bench_kafka(
+            servers,
+            &args.property,
+            &topic,
+            args.seed,
+            args.connect_worker.as_deref(),
+        )?;
     }
     let java = match &args.java {
         Some(oracle) => crate::bench_java::bench_java(
@@ -821,6 +881,16 @@ fn render_table(r: &BenchReport) -> String {
             "inspect / raw read",
             opt(r.broker.inspect_to_raw_ratio, "x"),
             "<= 1.3x",
+        ),
+        row(
+            "Java Connect worker start to config read",
+            opt(r.broker.connect_worker_startup_seconds, " s"),
+            "",
+        ),
+        row(
+            "worker start-up / inspect",
+            opt(r.broker.worker_startup_to_inspect_ratio, "x"),
+            "",
         ),
     ];
     let mut rows = rows;

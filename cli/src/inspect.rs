@@ -54,23 +54,38 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
         let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
         let mut doc = serde_json::Map::new();
         let mut tables = String::new();
+        // Only what the format shows is built (a large topic's JSON tree is not small).
+        let mut show = |name: &str,
+                        json: &dyn Fn() -> Result<serde_json::Value, serde_json::Error>,
+                        table: &dyn Fn() -> String|
+         -> Result<(), CliError> {
+            match args.format {
+                Format::Json => {
+                    doc.insert(name.into(), json()?);
+                }
+                Format::Table => {
+                    if !tables.is_empty() {
+                        tables.push('\n');
+                    }
+                    tables.push_str(&table());
+                }
+            }
+            Ok(())
+        };
         if let Some(topic) = &args.config_topic {
             let log =
                 read::<ConfigLog>(&transport, topic, TopicRole::Config, args.create_topics).await?;
-            doc.insert("config".into(), log.snapshot_json()?);
-            tables.push_str(&log.table());
+            show("config", &|| log.snapshot_json(), &|| log.table())?;
         }
         if let Some(topic) = &args.status_topic {
             let log =
                 read::<StatusLog>(&transport, topic, TopicRole::Status, args.create_topics).await?;
-            doc.insert("status".into(), log.snapshot_json()?);
-            tables.push_str(&format!("\n{}", log.table()));
+            show("status", &|| log.snapshot_json(), &|| log.table())?;
         }
         if let Some(topic) = &args.offsets_topic {
             let log = read::<OffsetLog>(&transport, topic, TopicRole::Offsets, args.create_topics)
                 .await?;
-            doc.insert("offsets".into(), log.snapshot_json()?);
-            tables.push_str(&format!("\n{}", log.table()));
+            show("offsets", &|| log.snapshot_json(), &|| log.table())?;
         }
         match args.format {
             Format::Json => writeln!(
@@ -78,7 +93,7 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
                 "{}",
                 serde_json::to_string_pretty(&serde_json::Value::Object(doc))?
             )?,
-            Format::Table => out.write_all(tables.trim_start().as_bytes())?,
+            Format::Table => out.write_all(tables.as_bytes())?,
         }
         Ok(())
     })

@@ -267,8 +267,10 @@ async fn start_live(_: &SourceArgs) -> Result<Tail, CliError> {
 }
 
 /// Reads the tailed source to its end every `period` and publishes the result. A failed read
-/// is reported on stderr and retried; the last good views stay served.
+/// is reported on stderr (once, until it changes or reading works again) and retried; the last
+/// good views stay served.
 async fn keep_tailing(app: Arc<App>, period: Duration) {
+    let mut failing: Option<String> = None;
     loop {
         tokio::time::sleep(period).await;
         let Some(tail) = app.tail.as_ref() else {
@@ -276,8 +278,19 @@ async fn keep_tailing(app: Arc<App>, period: Duration) {
         };
         let mut tail = tail.lock().await;
         match tail.refresh().await {
-            Ok(()) => app.publish(tail.views()),
-            Err(e) => eprintln!("connect-state serve: {e} (serving the last state read)"),
+            Ok(()) => {
+                app.publish(tail.views());
+                if failing.take().is_some() {
+                    eprintln!("connect-state serve: tailing again");
+                }
+            }
+            Err(e) => {
+                let text = e.to_string();
+                if failing.as_deref() != Some(text.as_str()) {
+                    eprintln!("connect-state serve: {text} (serving the last state read)");
+                    failing = Some(text);
+                }
+            }
         }
     }
 }

@@ -152,6 +152,22 @@ pub enum StoreError {
     /// The transport returned a record the machine refused (a negative offset or partition).
     #[error("the transport returned an invalid record: {0}")]
     InvalidRecord(RecordError),
+    /// A partition ends below the offset already read from it: the topic was deleted and
+    /// created again (or truncated) under the reader, whose state no longer describes it.
+    #[error(
+        "partition {partition} of {topic} now ends at offset {end}, below offset {position} already \
+         read: the topic was deleted and created again, or truncated; its state must be read anew"
+    )]
+    Truncated {
+        /// The topic.
+        topic: String,
+        /// The partition.
+        partition: i32,
+        /// Where reading stood.
+        position: i64,
+        /// The partition's end offset now.
+        end: i64,
+    },
     /// A partition did not progress towards its end offset.
     #[error(
         "partition {partition} of {topic} stopped at offset {position} before its end offset {end}"
@@ -264,13 +280,21 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                         configs,
                     })
                     .await?;
-                self.transport
-                    .describe_topic(&s.topic)
-                    .await?
-                    .ok_or_else(|| StoreError::MissingTopic {
-                        topic: s.topic.clone(),
-                        setting: s.role.setting(),
-                    })?
+                // A new topic takes a moment to show in the brokers' metadata (longer right
+                // after a broker restart): look again until it does, within the write budget.
+                let deadline = tokio::time::Instant::now() + s.write_budget;
+                loop {
+                    if let Some(d) = self.transport.describe_topic(&s.topic).await? {
+                        break d;
+                    }
+                    if tokio::time::Instant::now() >= deadline {
+                        return Err(StoreError::MissingTopic {
+                            topic: s.topic.clone(),
+                            setting: s.role.setting(),
+                        });
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
             }
             None => {
                 return Err(StoreError::MissingTopic {
@@ -286,6 +310,17 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
     /// the events (none before [`start`](Self::start) finished).
     pub async fn read_to_end(&mut self) -> Result<Vec<M::Event>, StoreError> {
         let ends = self.transport.end_offsets(&self.settings.topic).await?;
+        for (&partition, &end) in &ends {
+            let position = self.position(partition);
+            if end < position {
+                return Err(StoreError::Truncated {
+                    topic: self.settings.topic.clone(),
+                    partition,
+                    position,
+                    end,
+                });
+            }
+        }
         let mut events = Vec::new();
         loop {
             let mut behind = false;

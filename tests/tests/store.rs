@@ -326,3 +326,85 @@ fn progress_observer_sees_every_batch_up_to_the_end() {
         assert!(seen.iter().all(|s| s.4 <= 3));
     });
 }
+
+/// A one-partition topic whose end offset can be moved: fetches return records with a key
+/// Connect ignores, from the requested offset to the end.
+struct Movable {
+    end: Mutex<i64>,
+}
+
+#[async_trait]
+impl Transport for Movable {
+    async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
+        Ok(Some(TopicDescription {
+            partitions: 1,
+            cleanup_policy: "compact".into(),
+        }))
+    }
+    async fn create_topic(&self, _: &NewTopic) -> Result<(), TransportError> {
+        Ok(())
+    }
+    async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        Ok(BTreeMap::from([(0, *self.end.lock().unwrap())]))
+    }
+    async fn fetch(
+        &self,
+        _: &str,
+        partition: i32,
+        from: i64,
+        _: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        let end = *self.end.lock().unwrap();
+        Ok(FetchedBatch {
+            records: (from..end)
+                .map(|offset| connect_state_store::FetchedRecord {
+                    partition,
+                    offset,
+                    key: Some(b"ignored".to_vec()),
+                    value: Some(b"{}".to_vec()),
+                })
+                .collect(),
+            next_offset: end.max(from),
+        })
+    }
+    async fn produce(
+        &self,
+        _: &str,
+        _: &[ProducerRecord],
+        _: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        Ok(Vec::new())
+    }
+}
+
+#[test]
+fn a_topic_that_now_ends_below_what_was_read_is_reported_not_read_as_new() {
+    runtime().block_on(async {
+        let transport = Arc::new(Movable { end: Mutex::new(5) });
+        let mut store = ConfigStore::new(
+            StoreSettings::new("cfg", TopicRole::Config),
+            transport.clone(),
+            ConfigLog::new(),
+        );
+        store.start().await.unwrap();
+        // Deleted and created again with fewer records.
+        *transport.end.lock().unwrap() = 2;
+        let error = store.read_to_end().await.unwrap_err();
+        assert_eq!(
+            error,
+            StoreError::Truncated {
+                topic: "cfg".into(),
+                partition: 0,
+                position: 5,
+                end: 2
+            }
+        );
+        assert!(
+            error.to_string().contains("deleted and created again"),
+            "{error}"
+        );
+        // Reading on at the old end again is fine.
+        *transport.end.lock().unwrap() = 6;
+        store.read_to_end().await.unwrap();
+    });
+}
