@@ -10,7 +10,7 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -37,7 +37,7 @@ fn cluster() -> Option<(PathBuf, String)> {
     Some((env.parent().unwrap().to_path_buf(), bootstrap))
 }
 
-fn local_cluster(dir: &PathBuf, command: &str) {
+fn local_cluster(dir: &Path, command: &str) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-cluster");
     let status = Command::new(script)
         .args([command, "--dir", &dir.display().to_string()])
@@ -47,10 +47,10 @@ fn local_cluster(dir: &PathBuf, command: &str) {
 }
 
 /// Restarts the broker when dropped, so a failing test leaves the cluster usable.
-struct BrokerDown<'a>(&'a PathBuf);
+struct BrokerDown<'a>(&'a Path);
 
 impl<'a> BrokerDown<'a> {
-    fn stop(dir: &'a PathBuf) -> Self {
+    fn stop(dir: &'a Path) -> Self {
         local_cluster(dir, "stop-broker");
         Self(dir)
     }
