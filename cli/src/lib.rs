@@ -289,8 +289,64 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
 pub(crate) fn kafka_transport(
     settings: connect_state_kafka::KafkaSettings,
 ) -> Result<connect_state_kafka::KafkaTransport, CliError> {
-    connect_state_kafka::KafkaTransport::new(settings)
-        .map_err(|e| CliError::Input(format!("cannot create the Kafka clients: {e}")))
+    connect_state_kafka::KafkaTransport::new(settings.clone()).map_err(|e| {
+        CliError::Input(settings.redact(&format!("cannot create the Kafka clients: {e}")))
+    })
+}
+
+/// The values of secret `-X` properties on the command line (see
+/// [`connect_state_kafka::is_secret`]), kept out of everything the binary prints.
+static SECRETS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+
+/// Registers the secret `-X KEY=VALUE` values among the command-line `args` (`-X KEY=VALUE`,
+/// `-XKEY=VALUE`, `-X=KEY=VALUE`, and a bare `KEY=VALUE` given by mistake without `-X`). Call
+/// once, before running the command; [`redact`] then removes them from any text.
+pub fn register_secrets(args: impl IntoIterator<Item = String>) {
+    let args: Vec<String> = args.into_iter().collect();
+    let mut secrets = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let value = if args[i] == "-X" {
+            i += 1;
+            args.get(i).cloned()
+        } else {
+            Some(
+                args[i]
+                    .strip_prefix("-X")
+                    .map_or(args[i].as_str(), |v| v.strip_prefix('=').unwrap_or(v))
+                    .to_string(),
+            )
+        };
+        if let Some((key, secret)) = value.as_deref().and_then(|v| v.split_once('=')) {
+            if is_secret_property(key.trim()) && !secret.is_empty() {
+                secrets.push(secret.to_string());
+            }
+        }
+        i += 1;
+    }
+    let _ = SECRETS.set(secrets);
+}
+
+#[cfg(feature = "kafka")]
+fn is_secret_property(key: &str) -> bool {
+    connect_state_kafka::is_secret(key)
+}
+
+#[cfg(not(feature = "kafka"))]
+fn is_secret_property(_: &str) -> bool {
+    false
+}
+
+/// `text` without any registered secret value (see [`register_secrets`]).
+pub fn redact(text: &str) -> String {
+    let secrets = SECRETS.get().map_or(&[][..], Vec::as_slice);
+    let mut sorted: Vec<&String> = secrets.iter().filter(|s| !s.is_empty()).collect();
+    sorted.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out = text.to_string();
+    for secret in sorted {
+        out = out.replace(secret.as_str(), "[redacted]");
+    }
+    out
 }
 
 /// Runs a command that writes to stdout and may report findings.

@@ -285,7 +285,7 @@ async fn keep_tailing(app: Arc<App>, period: Duration) {
                 }
             }
             Err(e) => {
-                let text = e.to_string();
+                let text = crate::redact(&e.to_string());
                 if failing.as_deref() != Some(text.as_str()) {
                     eprintln!("connect-state serve: {text} (serving the last state read)");
                     failing = Some(text);

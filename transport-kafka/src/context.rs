@@ -66,10 +66,7 @@ impl ClientContext for Context {
         if !is_fatal(&error, reason) {
             return;
         }
-        let mut text = reason.to_string();
-        for secret in self.secrets.iter().filter(|s| !s.is_empty()) {
-            text = text.replace(secret.as_str(), "[redacted]");
-        }
+        let text = crate::settings::redact(reason, &self.secrets);
         let mut slot = self
             .failure
             .lock()

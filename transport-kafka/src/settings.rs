@@ -104,19 +104,39 @@ impl KafkaSettings {
             .map(|(_, v)| v.clone())
             .collect()
     }
+
+    /// `text` with every secret value replaced by `[redacted]` (librdkafka's messages can echo
+    /// a property's value, e.g. "Configuration property ... not supported ... NAME VALUE").
+    pub fn redact(&self, text: &str) -> String {
+        redact(text, &self.secret_values())
+    }
 }
 
-/// Whether a property holds a secret (passwords, keys, tokens) that must never be shown.
+/// `text` with every one of `secrets` (longest first, empty ones ignored) replaced by
+/// `[redacted]`.
+pub fn redact(text: &str, secrets: &[String]) -> String {
+    let mut secrets: Vec<&String> = secrets.iter().filter(|s| !s.is_empty()).collect();
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out = text.to_string();
+    for secret in secrets {
+        out = out.replace(secret.as_str(), "[redacted]");
+    }
+    out
+}
+
+/// Whether a property may hold a secret that must never be shown. Conservative: any name that
+/// contains `password`, `secret`, `key`, `token`, `jaas`, `credential` or `.pem` (so key and
+/// certificate locations count too), case-insensitively.
 pub fn is_secret(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     [
         "password",
         "secret",
+        "key",
         "token",
-        "key.pem",
-        "keystore",
-        "private",
-        "sasl.jaas",
+        "jaas",
+        "credential",
+        ".pem",
     ]
     .iter()
     .any(|marker| key.contains(marker))

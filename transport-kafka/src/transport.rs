@@ -135,6 +135,40 @@ impl KafkaTransport {
         })
     }
 
+    /// `result` with every secret value (see [`crate::is_secret`]) replaced in its error's text:
+    /// librdkafka's messages can echo a property's value.
+    fn redact<T>(&self, result: Result<T, TransportError>) -> Result<T, TransportError> {
+        result.map_err(|e| match e {
+            TransportError::ProduceFailed {
+                topic,
+                written,
+                total,
+                reason,
+            } => TransportError::ProduceFailed {
+                topic,
+                written,
+                total,
+                reason: self.settings.redact(&reason),
+            },
+            TransportError::Fetch {
+                topic,
+                partition,
+                offset,
+                reason,
+            } => TransportError::Fetch {
+                topic,
+                partition,
+                offset,
+                reason: self.settings.redact(&reason),
+            },
+            TransportError::Broker { topic, reason } => TransportError::Broker {
+                topic,
+                reason: self.settings.redact(&reason),
+            },
+            other => other,
+        })
+    }
+
     /// The failure that stops every call (a refused login, a failed TLS handshake), if one
     /// was reported: as the error of `topic`.
     fn check_fatal(&self, topic: &str) -> Result<(), TransportError> {
@@ -343,9 +377,10 @@ impl KafkaTransport {
     }
 }
 
-#[async_trait]
-impl Transport for KafkaTransport {
-    async fn describe_topic(
+/// The transport's operations before [`redact`](KafkaTransport::redact); the trait forwards to
+/// them.
+impl KafkaTransport {
+    async fn describe_topic_unredacted(
         &self,
         topic: &str,
     ) -> Result<Option<TopicDescription>, TransportError> {
@@ -376,7 +411,7 @@ impl Transport for KafkaTransport {
         }))
     }
 
-    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
+    async fn create_topic_unredacted(&self, topic: &NewTopic) -> Result<(), TransportError> {
         let replication = TopicReplication::Fixed(topic.replication_factor.map_or(-1, i32::from));
         let mut new_topic = KafkaNewTopic::new(&topic.name, topic.partitions, replication);
         for (key, value) in &topic.configs {
@@ -397,7 +432,10 @@ impl Transport for KafkaTransport {
         Ok(())
     }
 
-    async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+    async fn end_offsets_unredacted(
+        &self,
+        topic: &str,
+    ) -> Result<BTreeMap<i32, i64>, TransportError> {
         let timeout = self.settings.request_timeout;
         let name = topic.to_string();
         self.with_consumer(topic, move |c| {
@@ -426,7 +464,7 @@ impl Transport for KafkaTransport {
         .await
     }
 
-    async fn fetch(
+    async fn fetch_unredacted(
         &self,
         topic: &str,
         partition: i32,
@@ -442,7 +480,7 @@ impl Transport for KafkaTransport {
         .await
     }
 
-    async fn produce(
+    async fn produce_unredacted(
         &self,
         topic: &str,
         records: &[ProducerRecord],
@@ -465,6 +503,46 @@ impl Transport for KafkaTransport {
                 reason: e.to_string(),
             }),
         }
+    }
+}
+
+#[async_trait]
+impl Transport for KafkaTransport {
+    async fn describe_topic(
+        &self,
+        topic: &str,
+    ) -> Result<Option<TopicDescription>, TransportError> {
+        self.redact(self.describe_topic_unredacted(topic).await)
+    }
+
+    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
+        self.redact(self.create_topic_unredacted(topic).await)
+    }
+
+    async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        self.redact(self.end_offsets_unredacted(topic).await)
+    }
+
+    async fn fetch(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        max_records: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        self.redact(
+            self.fetch_unredacted(topic, partition, from, max_records)
+                .await,
+        )
+    }
+
+    async fn produce(
+        &self,
+        topic: &str,
+        records: &[ProducerRecord],
+        mode: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        self.redact(self.produce_unredacted(topic, records, mode).await)
     }
 }
 
