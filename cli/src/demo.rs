@@ -28,7 +28,9 @@ use connect_state_memory::{
 use connect_state_store::{ConfigStore, ProduceMode, Store, StoreError, StoreSettings, TopicRole};
 use engine::checkpoint::check_fresh;
 use engine::config::write::{self as config_write, WritePlan};
-use engine::config::{ConfigEvent, ConfigLog, ConfigSnapshot, SnapshotJson, TargetState};
+use engine::config::{
+    ConfigEvent, ConfigLog, ConfigSnapshot, SnapshotJson, TargetState, MAX_LISTED_TASKS,
+};
 use engine::json::JsonValue;
 use engine::offsets::{kip875, FlushCompletion, OffsetLog, OffsetWriter, OrderedMap};
 use engine::status::{StatusLog, StatusState, StatusUpdate, TopicTracking};
@@ -436,10 +438,10 @@ impl Worker {
 fn batches(snapshot: &ConfigSnapshot, connector: &str) -> Vec<String> {
     snapshot
         .tasks(connector)
-        .iter()
+        .take(MAX_LISTED_TASKS as usize)
         .map(|id| {
             snapshot
-                .task_config(id)
+                .task_config(&id)
                 .and_then(|p| p.get_str("demo.batch"))
                 .unwrap_or("?")
                 .to_string()
@@ -527,7 +529,7 @@ fn config_view(snapshot: &ConfigSnapshot) -> Result<Value, CliError> {
     for c in snapshot.connectors() {
         let tasks: Vec<Value> = snapshot
             .tasks(c)
-            .iter()
+            .take(MAX_LISTED_TASKS as usize)
             .map(|id| {
                 json!({
                     "task": id.task,

@@ -2,7 +2,7 @@
 //! to a status code and a JSON body, with Java Connect's paths, codes, shapes and messages.
 //! `serve` puts them behind HTTP; tests call them directly too.
 
-use engine::config::{ConfigSnapshot, Properties, TaskId};
+use engine::config::{ConfigSnapshot, Properties, TaskId, MAX_LISTED_TASKS};
 use engine::offsets::{kip875, OffsetSnapshot};
 use engine::status::{Status, StatusLog, TopicTracking};
 use serde_json::{json, Map, Value};
@@ -25,6 +25,53 @@ pub struct Answer {
     pub status: u16,
     /// The body.
     pub body: Option<Value>,
+    /// Set when the body lists fewer tasks than the topics claim (see [`TaskBudget`]): what
+    /// was left out, for the `X-Connect-State-Truncated` header.
+    pub truncated: Option<String>,
+}
+
+/// The most task entries one answer lists over all its connectors (each connector lists at
+/// most [`MAX_LISTED_TASKS`]). A commit record claims any task count, a forged or corrupt
+/// `{"tasks":2147483647}` included, and Java lists every id below it; the answer stays bounded.
+pub const MAX_TASKS_PER_ANSWER: u64 = 100_000;
+
+/// How many task entries an answer may still list, and how many it left out.
+#[derive(Debug)]
+struct TaskBudget {
+    left: u64,
+    listed: u64,
+    claimed: u64,
+}
+
+impl TaskBudget {
+    fn new() -> Self {
+        Self {
+            left: MAX_TASKS_PER_ANSWER,
+            listed: 0,
+            claimed: 0,
+        }
+    }
+
+    /// How many of `count` task entries to list (negative counts list none), charged to the
+    /// budget.
+    fn allow(&mut self, count: i32) -> i32 {
+        let count = count.max(0);
+        let listed = count
+            .min(MAX_LISTED_TASKS)
+            .min(self.left.min(i32::MAX as u64) as i32);
+        self.left -= listed as u64;
+        self.listed += listed as u64;
+        self.claimed += count as u64;
+        listed
+    }
+
+    /// Marks `answer` as truncated if anything was left out.
+    fn mark(&self, mut answer: Answer) -> Answer {
+        if self.listed < self.claimed {
+            answer.truncated = Some(format!("{} of {} tasks listed", self.listed, self.claimed));
+        }
+        answer
+    }
 }
 
 impl Answer {
@@ -32,6 +79,7 @@ impl Answer {
         Self {
             status: 200,
             body: Some(body),
+            truncated: None,
         }
     }
 
@@ -40,6 +88,7 @@ impl Answer {
         Self {
             status,
             body: Some(json!({"error_code": status, "message": message.into()})),
+            truncated: None,
         }
     }
 
@@ -95,12 +144,13 @@ pub fn connectors(views: &Views, expand: Option<&[String]>) -> Answer {
         return Answer::ok(json!(names));
     };
     let mut out = Map::new();
+    let mut budget = TaskBudget::new();
     'connectors: for c in names {
         let mut entry = Map::new();
         for what in expand {
             let answer = match what.as_str() {
                 "status" => connector_status(views, c),
-                "info" => connector_info(views, c),
+                "info" => info(views, c, &mut budget),
                 _ => continue,
             };
             match answer.body {
@@ -112,18 +162,25 @@ pub fn connectors(views: &Views, expand: Option<&[String]>) -> Answer {
         }
         out.insert(c.to_string(), Value::Object(entry));
     }
-    Answer::ok(Value::Object(out))
+    budget.mark(Answer::ok(Value::Object(out)))
 }
 
 /// `GET /connectors/{c}`: `{"name", "config", "tasks": [{"connector", "task"}], "type"}`.
 pub fn connector_info(views: &Views, c: &str) -> Answer {
+    let mut budget = TaskBudget::new();
+    let answer = info(views, c, &mut budget);
+    budget.mark(answer)
+}
+
+/// [`connector_info`] listing what `budget` allows.
+fn info(views: &Views, c: &str, budget: &mut TaskBudget) -> Answer {
     let Some(config) = views.config.connector_config(c) else {
         return Answer::not_found(c);
     };
-    let tasks: Vec<Value> = views
-        .config
-        .tasks(c)
-        .iter()
+    let listed = views.config.tasks(c);
+    let allowed = budget.allow(listed.len().try_into().unwrap_or(i32::MAX));
+    let tasks: Vec<Value> = listed
+        .take(allowed as usize)
         .map(|id| json!({"connector": id.connector, "task": id.task}))
         .collect();
     Answer::ok(json!({
@@ -166,12 +223,14 @@ pub fn connector_status(views: &Views, c: &str) -> Answer {
 
 /// `GET /connectors/{c}/tasks`: `[{"id": {"connector", "task"}, "config": {..}}]` for task ids
 /// below the committed task count (Java uses the count, so an inconsistent connector still lists
-/// its last committed tasks; a missing task config is `null`).
+/// its last committed tasks; a missing task config is `null`), at most [`MAX_LISTED_TASKS`].
 pub fn tasks(views: &Views, c: &str) -> Answer {
     if !views.config.contains(c) {
         return Answer::not_found(c);
     }
-    let tasks: Vec<Value> = (0..views.config.task_count(c).max(0))
+    let mut budget = TaskBudget::new();
+    let listed = budget.allow(views.config.task_count(c));
+    let tasks: Vec<Value> = (0..listed)
         .map(|task| {
             let id = TaskId::new(c, task);
             let config = views
@@ -181,7 +240,7 @@ pub fn tasks(views: &Views, c: &str) -> Answer {
             json!({"id": {"connector": c, "task": task}, "config": config})
         })
         .collect();
-    Answer::ok(json!(tasks))
+    budget.mark(Answer::ok(json!(tasks)))
 }
 
 /// `GET /connectors/{c}/tasks/{t}/status`.

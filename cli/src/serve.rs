@@ -30,6 +30,10 @@ use crate::{CliError, Exit, Topic};
 /// The response header naming the config-topic offset an answer reflects.
 pub const CONFIG_OFFSET_HEADER: &str = "x-connect-state-config-offset";
 
+/// The header of an answer that lists less than the topics hold, saying what was left out
+/// (e.g. `10000 of 2147483647 tasks listed`).
+pub const TRUNCATED_HEADER: &str = "x-connect-state-truncated";
+
 /// Options of `serve`.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -362,6 +366,12 @@ fn reply(views: &Views, answer: Answer) -> Response {
         CONFIG_OFFSET_HEADER,
         HeaderValue::from(views.config.offset()),
     );
+    if let Some(what) = answer
+        .truncated
+        .and_then(|t| HeaderValue::from_str(&t).ok())
+    {
+        response.headers_mut().insert(TRUNCATED_HEADER, what);
+    }
     response
 }
 
@@ -448,6 +458,7 @@ async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Res
             Answer {
                 status: 202,
                 body: None,
+                truncated: None,
             },
         ),
         Err(e) => reply(&views, Answer::error(500, e.to_string())),

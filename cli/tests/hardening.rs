@@ -6,6 +6,9 @@ mod common;
 
 use std::process::{Command, Output, Stdio};
 
+use common::Server;
+use serde_json::{json, Value};
+
 fn connect_state(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_connect-state"))
         .args(args)
@@ -112,4 +115,75 @@ fn secret_property_values_never_reach_the_output() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// A config dump whose connector `a` has a commit claiming 2,147,483,647 tasks (and none
+/// written).
+fn forged_task_count() -> std::path::PathBuf {
+    common::dump(
+        "forged.jsonl",
+        &[
+            (0, "connector-a", Some(json!({"properties": {"name": "a"}}))),
+            (0, "commit-a", Some(json!({"tasks": i32::MAX}))),
+        ],
+    )
+}
+
+/// Item 2: a forged task count once made `GET /connectors/a/tasks` allocate 64 GiB and abort
+/// `serve`. Every answer lists at most `MAX_LISTED_TASKS` tasks and says what it left out; the
+/// tables say the count without listing it.
+#[test]
+fn a_forged_task_count_keeps_answers_and_tables_bounded() {
+    let config = forged_task_count();
+    let server = Server::start(&common::from_dumps(&[("config", &config)]));
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut response = agent
+        .get(format!("{}/connectors/a/tasks", server.base))
+        .call()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let truncated = response
+        .headers()
+        .get("x-connect-state-truncated")
+        .map(|v| v.to_str().unwrap().to_string());
+    assert_eq!(
+        truncated.as_deref(),
+        Some("10000 of 2147483647 tasks listed")
+    );
+    let body: Value = serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    let tasks = body.as_array().unwrap();
+    assert_eq!(tasks.len(), engine::config::MAX_LISTED_TASKS as usize);
+    assert_eq!(
+        tasks[9999],
+        json!({"id": {"connector": "a", "task": 9999}, "config": null})
+    );
+    // The server still answers afterwards.
+    let (status, names) = server.get("/connectors");
+    assert_eq!((status, names), (200, json!(["a"])));
+    assert!(server.stop().success());
+
+    for args in [
+        vec!["replay", "--topic", "config"],
+        vec!["replay", "--topic", "config", "--format", "json"],
+    ] {
+        let mut args: Vec<String> = args.into_iter().map(String::from).collect();
+        args.push(config.display().to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = connect_state(&args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            out.stdout.len() < 4096,
+            "{args:?}: {} bytes",
+            out.stdout.len()
+        );
+        assert!(text(&out.stdout).contains("2147483647"), "{args:?}");
+    }
+    let dump = format!("config={}", config.display());
+    let out = connect_state(&["doctor", "--from-dump", &dump]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.len() < 4096, "{} bytes", out.stdout.len());
+    assert!(text(&out.stdout).contains("announced 2147483647 task(s)"));
 }

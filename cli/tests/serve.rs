@@ -5,11 +5,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-use common::dump;
+use common::{dump, Server};
 use serde_json::{json, Value};
 
 fn status(state: &str, worker: &str, trace: Option<&str>) -> Option<Value> {
@@ -92,92 +91,14 @@ fn dumps() -> [(&'static str, PathBuf); 3] {
     [("config", config), ("status", status), ("offsets", offsets)]
 }
 
-/// A running server; killed (SIGTERM) on drop.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Server {
-    fn start(args: &[String]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let base = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-            .to_string();
-        Self { child, base }
-    }
-
-    fn from_dumps(extra: &[&str]) -> Self {
-        let mut args: Vec<String> = dumps()
-            .iter()
-            .flat_map(|(t, p)| ["--from-dump".to_string(), format!("{t}={}", p.display())])
-            .collect();
-        args.extend(extra.iter().map(|s| s.to_string()));
-        Self::start(&args)
-    }
-
-    /// `(status, config-offset header, body)`.
-    fn call(&self, method: &str, path: &str) -> (u16, Option<i64>, Option<Value>) {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .build()
-            .into();
-        let url = format!("{}{path}", self.base);
-        let mut response = match method {
-            "GET" => agent.get(&url).call(),
-            "PUT" => agent.put(&url).send_empty(),
-            "DELETE" => agent.delete(&url).call(),
-            other => panic!("{other}"),
-        }
-        .unwrap();
-        let offset = response
-            .headers()
-            .get("x-connect-state-config-offset")
-            .map(|v| v.to_str().unwrap().parse().unwrap());
-        let text = response.body_mut().read_to_string().unwrap();
-        let body = (!text.is_empty()).then(|| serde_json::from_str(&text).unwrap());
-        (response.status().as_u16(), offset, body)
-    }
-
-    /// `(status, body)`, without the header.
-    fn answer(&self, method: &str, path: &str) -> (u16, Option<Value>) {
-        let (status, _, body) = self.call(method, path);
-        (status, body)
-    }
-
-    fn get(&self, path: &str) -> (u16, Value) {
-        let (status, offset, body) = self.call("GET", path);
-        assert!(offset.is_some(), "{path}: no config offset header");
-        (status, body.unwrap_or(Value::Null))
-    }
-
-    fn stop(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
-        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-        let status = self.child.wait().unwrap();
-        std::mem::forget(self);
-        status
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A server over [`dumps`], with `extra` arguments.
+fn server_from_dumps(extra: &[&str]) -> Server {
+    let mut args: Vec<String> = dumps()
+        .iter()
+        .flat_map(|(t, p)| ["--from-dump".to_string(), format!("{t}={}", p.display())])
+        .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Server::start(&args)
 }
 
 /// Java's error body.
@@ -191,7 +112,7 @@ fn not_found(message: &str) -> Value {
 
 #[test]
 fn every_get_endpoint_answers_with_connects_shapes() {
-    let server = Server::from_dumps(&[]);
+    let server = server_from_dumps(&[]);
     let (_, offset, _) = server.call("GET", "/connectors");
     assert_eq!(
         offset,
@@ -287,7 +208,7 @@ fn every_get_endpoint_answers_with_connects_shapes() {
 
 #[test]
 fn unknown_things_get_connects_404_bodies() {
-    let server = Server::from_dumps(&[]);
+    let server = server_from_dumps(&[]);
     for path in [
         "/connectors/nope",
         "/connectors/nope/config",
@@ -325,7 +246,7 @@ fn unknown_things_get_connects_404_bodies() {
 #[test]
 fn topic_tracking_endpoints_follow_the_worker_settings() {
     // Enabled (the default): GET lists the topics; a read-only server refuses the reset.
-    let server = Server::from_dumps(&[]);
+    let server = server_from_dumps(&[]);
     assert_eq!(
         server.get("/connectors/snk/topics"),
         (200, json!({"snk": {"topics": ["audit", "orders"]}}))
@@ -342,7 +263,7 @@ fn topic_tracking_endpoints_follow_the_worker_settings() {
         .contains("--allow-writes"));
     drop(server);
     // Tracking disabled: both endpoints answer Java's 403.
-    let server = Server::from_dumps(&["--topic-tracking-enable", "false"]);
+    let server = server_from_dumps(&["--topic-tracking-enable", "false"]);
     let disabled = error(403, "Topic tracking is disabled.");
     assert_eq!(
         server.get("/connectors/snk/topics"),
@@ -354,7 +275,7 @@ fn topic_tracking_endpoints_follow_the_worker_settings() {
     );
     drop(server);
     // Reset disabled: GET works, PUT answers Java's 403.
-    let server = Server::from_dumps(&["--topic-tracking-allow-reset", "false"]);
+    let server = server_from_dumps(&["--topic-tracking-allow-reset", "false"]);
     assert_eq!(server.get("/connectors/snk/topics").0, 200);
     assert_eq!(
         server.answer("PUT", "/connectors/snk/topics/reset"),

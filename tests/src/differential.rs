@@ -40,6 +40,9 @@ pub enum Deliberate {
     OldJavaDoubles,
     /// Item 7: `ClusterConfigState.tasks` throws for a negative task count; we list no tasks.
     NegativeTaskCount,
+    /// Item 14: a connector's task list longer than `MAX_LISTED_TASKS` is cut to that many in
+    /// the JSON contract, with the full count under `tasks_truncated`; Java lists every id.
+    LongTaskList,
 }
 
 impl Deliberate {
@@ -53,6 +56,7 @@ impl Deliberate {
             Self::OldJavaDoubles => 8,
             Self::SafeWriteOverNullWorker => 9,
             Self::KeyRouting => 11,
+            Self::LongTaskList => 14,
         }
     }
 }
@@ -354,6 +358,9 @@ pub fn compare(
             }
         }
     }
+    if cut_long_task_lists(&mut java_snapshot) {
+        applied.insert(Deliberate::LongTaskList);
+    }
     if java_snapshot != ours.snapshot {
         return Err(differ(describe_snapshot_difference(
             &java_snapshot,
@@ -375,6 +382,35 @@ pub fn compare(
         )));
     }
     Ok(applied)
+}
+
+/// Item 14: cuts each of Java's `tasks` lists longer than `MAX_LISTED_TASKS` to that many and
+/// records its length under `tasks_truncated` (after `tasks`), as the core's JSON contract
+/// does. Whether anything was cut.
+fn cut_long_task_lists(snapshot: &mut Json) -> bool {
+    let limit = engine::config::MAX_LISTED_TASKS as usize;
+    let mut cut = Vec::new();
+    if let Some(Json::Object(lists)) = snapshot.get_mut("tasks") {
+        for (connector, list) in lists {
+            if let Json::Array(ids) = list {
+                if ids.len() > limit {
+                    cut.push((connector.clone(), Json::Number(ids.len().into())));
+                    ids.truncate(limit);
+                }
+            }
+        }
+    }
+    if cut.is_empty() {
+        return false;
+    }
+    if let Json::Object(members) = snapshot {
+        let at = members
+            .iter()
+            .position(|(k, _)| k == "tasks")
+            .map_or(members.len(), |i| i + 1);
+        members.insert(at, ("tasks_truncated".to_string(), Json::Object(cut)));
+    }
+    true
 }
 
 /// Inserts `key: value` into the object `member` of `doc`, keeping it sorted.

@@ -89,10 +89,9 @@ pub fn with_cluster<R>(
 pub fn batches(snapshot: &ConfigSnapshot, connector: &str) -> Vec<String> {
     snapshot
         .tasks(connector)
-        .iter()
         .map(|id| {
             snapshot
-                .task_config(id)
+                .task_config(&id)
                 .and_then(|p| p.get_str("batch"))
                 .unwrap_or("?")
                 .to_string()

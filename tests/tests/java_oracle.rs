@@ -2,7 +2,7 @@
 //! stores (the oracle in `tests/java-oracle/`), compared under the README's deliberate
 //! differences. Skipped, with a message, where Java or Maven is missing.
 
-use connect_state_tests::differential::judge;
+use connect_state_tests::differential::{judge, Deliberate};
 use connect_state_tests::load_vectors;
 use connect_state_tests::oracle::oracle;
 
@@ -110,6 +110,46 @@ fn a_negative_task_count_makes_javas_task_list_throw() {
         Some(&Json::Array(Vec::new()))
     );
     judge(&mut oracle, &case).expect("agrees under item 7");
+}
+
+/// README item 14: a connector with more than `MAX_LISTED_TASKS` tasks lists every id in
+/// Java; the core's JSON contract lists the first ones and the full count.
+#[test]
+fn a_task_list_longer_than_the_limit_is_cut_with_its_count() {
+    let Some(mut oracle) = oracle() else { return };
+    let count = engine::config::MAX_LISTED_TASKS + 1;
+    let mut records = vec![CaseRecord::text(
+        0,
+        "connector-a",
+        Some(r#"{"properties":{}}"#),
+    )];
+    for task in 0..count {
+        records.push(CaseRecord::text(
+            i64::from(task) + 1,
+            &format!("task-a-{task}"),
+            Some(r#"{"properties":{}}"#),
+        ));
+    }
+    records.push(CaseRecord::text(
+        i64::from(count) + 1,
+        "commit-a",
+        Some(&format!(r#"{{"tasks":{count}}}"#)),
+    ));
+    let case = config_case(records);
+    let java = oracle.run(&case);
+    let java_tasks = java.snapshot.get("tasks").and_then(|t| t.get("a"));
+    assert!(matches!(java_tasks, Some(Json::Array(ids)) if ids.len() == count as usize));
+    let ours = ours(&case);
+    let listed = ours.snapshot.get("tasks").and_then(|t| t.get("a"));
+    assert!(matches!(listed, Some(Json::Array(ids)) if ids.len() == count as usize - 1));
+    assert_eq!(
+        ours.snapshot
+            .get("tasks_truncated")
+            .and_then(|t| t.get("a")),
+        Some(&Json::Number(count.into()))
+    );
+    let applied = judge(&mut oracle, &case).expect("agrees under item 14");
+    assert!(applied.contains(&Deliberate::LongTaskList));
 }
 
 /// README item 8: connect-state writes doubles as Java 19+ does. A Java 17 (when this

@@ -48,8 +48,7 @@ proptest! {
                 }
                 let batches: std::collections::BTreeSet<Option<&str>> = snapshot
                     .tasks(c)
-                    .iter()
-                    .map(|id| snapshot.task_config(id).and_then(batch_of))
+                    .map(|id| snapshot.task_config(&id).and_then(batch_of))
                     .collect();
                 prop_assert!(batches.len() <= 1, "{c}: {batches:?}");
                 prop_assert!(!batches.contains(&None), "{c}: a listed task has no config");
@@ -72,8 +71,8 @@ proptest! {
             prop_assert!(!snapshot.is_inconsistent("a"));
             let ids = snapshot.tasks("a");
             prop_assert_eq!(ids.len(), tasks);
-            for id in &ids {
-                let b = snapshot.task_config(id).and_then(batch_of).map(str::to_string);
+            for id in ids {
+                let b = snapshot.task_config(&id).and_then(batch_of).map(str::to_string);
                 prop_assert_eq!(b, Some(batch.to_string()));
             }
         }

@@ -5,6 +5,9 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
 use serde_json::{json, Value};
 
 /// Writes `text` to a fresh file in this test process's temporary directory.
@@ -65,4 +68,83 @@ pub(crate) fn runtime() -> tokio::runtime::Runtime {
         .enable_time()
         .build()
         .unwrap()
+}
+
+/// A running server; killed (SIGTERM) on drop.
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) base: String,
+}
+
+impl Server {
+    pub(crate) fn start(args: &[String]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+            .arg("serve")
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let base = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .to_string();
+        Self { child, base }
+    }
+
+    /// `(status, config-offset header, body)`.
+    pub(crate) fn call(&self, method: &str, path: &str) -> (u16, Option<i64>, Option<Value>) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let url = format!("{}{path}", self.base);
+        let mut response = match method {
+            "GET" => agent.get(&url).call(),
+            "PUT" => agent.put(&url).send_empty(),
+            "DELETE" => agent.delete(&url).call(),
+            other => panic!("{other}"),
+        }
+        .unwrap();
+        let offset = response
+            .headers()
+            .get("x-connect-state-config-offset")
+            .map(|v| v.to_str().unwrap().parse().unwrap());
+        let text = response.body_mut().read_to_string().unwrap();
+        let body = (!text.is_empty()).then(|| serde_json::from_str(&text).unwrap());
+        (response.status().as_u16(), offset, body)
+    }
+
+    /// `(status, body)`, without the header.
+    pub(crate) fn answer(&self, method: &str, path: &str) -> (u16, Option<Value>) {
+        let (status, _, body) = self.call(method, path);
+        (status, body)
+    }
+
+    pub(crate) fn get(&self, path: &str) -> (u16, Value) {
+        let (status, offset, body) = self.call("GET", path);
+        assert!(offset.is_some(), "{path}: no config offset header");
+        (status, body.unwrap_or(Value::Null))
+    }
+
+    pub(crate) fn stop(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let status = self.child.wait().unwrap();
+        std::mem::forget(self);
+        status
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

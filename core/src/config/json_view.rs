@@ -8,10 +8,9 @@ use serde::{Serialize, Serializer};
 
 use super::event::ConfigEvent;
 use super::properties::Properties;
-use super::snapshot::ConfigSnapshot;
+use super::snapshot::{ConfigSnapshot, MAX_LISTED_TASKS};
 use alloc::collections::BTreeMap;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 /// Serializes a [`ConfigSnapshot`] in the JSON contract.
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +88,7 @@ impl Serialize for SnapshotJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let snap = self.0;
         let t = &*snap.0;
-        let mut st = s.serialize_struct("ConfigSnapshot", 13)?;
+        let mut st = s.serialize_struct("ConfigSnapshot", 14)?;
         st.serialize_field("offset", &t.offset)?;
         st.serialize_field("session_key", &t.session_key.as_deref().map(SessionKeyJson))?;
         st.serialize_field("connectors", &ListOf(|| snap.connectors()))?;
@@ -106,16 +105,22 @@ impl Serialize for SnapshotJson<'_> {
             "tasks",
             &MapOf(|| {
                 snap.connectors().map(|c| {
-                    (
-                        c,
-                        snap.tasks(c)
-                            .into_iter()
-                            .map(|id| id.task)
-                            .collect::<Vec<_>>(),
-                    )
+                    let listed = snap.tasks(c).take(MAX_LISTED_TASKS as usize);
+                    (c, ListOf(move || listed.clone().map(|id| id.task)))
                 })
             }),
         )?;
+        // Only present when a list above was cut: the full count of each cut list.
+        let cut = || {
+            snap.connectors()
+                .map(|c| (c, snap.tasks(c).len()))
+                .filter(|(_, n)| *n > MAX_LISTED_TASKS as usize)
+        };
+        if cut().next().is_some() {
+            st.serialize_field("tasks_truncated", &MapOf(cut))?;
+        } else {
+            st.skip_field("tasks_truncated")?;
+        }
         st.serialize_field("task_configs", &TaskConfigsJson(snap))?;
         st.serialize_field(
             "applied_connector_configs",

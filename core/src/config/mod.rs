@@ -31,7 +31,7 @@ pub use keys::{
 };
 pub use properties::{Properties, PropertyValue};
 pub use skip::{ConfigSkip, SkipCounts, SkipKind};
-pub use snapshot::{ConfigSnapshot, NO_OFFSET};
+pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
 use crate::checkpoint::{self, CheckpointError, TopicKind};

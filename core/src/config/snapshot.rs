@@ -2,13 +2,60 @@
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use super::properties::Properties;
 use super::types::{SessionKey, TargetState, TaskId};
 use crate::sync::Arc;
+
+/// The most task ids a view of a snapshot lists for one connector (the JSON contract, the
+/// CLI's tables and REST answers), each saying when it left ids out. No real connector has this
+/// many tasks; a forged or corrupt commit record can claim 2,147,483,647.
+pub const MAX_LISTED_TASKS: i32 = 10_000;
+
+/// The task ids [`ConfigSnapshot::tasks`] lists, made one at a time, ascending.
+#[derive(Debug, Clone)]
+pub struct TaskIds<'a> {
+    connector: &'a str,
+    next: i32,
+    end: i32,
+}
+
+impl TaskIds<'_> {
+    /// Whether no task is listed (an inconsistent connector, or a count of 0 or less).
+    pub fn is_empty(&self) -> bool {
+        self.next >= self.end
+    }
+}
+
+impl Iterator for TaskIds<'_> {
+    type Item = TaskId;
+
+    fn next(&mut self) -> Option<TaskId> {
+        if self.next >= self.end {
+            return None;
+        }
+        let id = TaskId::new(self.connector, self.next);
+        self.next += 1;
+        Some(id)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.end.saturating_sub(self.next)).unwrap_or(0);
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<TaskId> {
+        let skip = i32::try_from(n).unwrap_or(i32::MAX);
+        self.next = self.next.saturating_add(skip).min(self.end);
+        self.next()
+    }
+}
+
+impl ExactSizeIterator for TaskIds<'_> {}
+
+impl core::iter::FusedIterator for TaskIds<'_> {}
 
 /// Applied task configs by connector, then task number (Java's `taskConfigs`, keyed by
 /// `ConnectorTaskId`): a commit finds its connector once, not once per task.
@@ -224,13 +271,21 @@ impl ConfigSnapshot {
 
     /// Java's `tasks(c)`: empty for an inconsistent connector or one without a count, otherwise
     /// tasks `0..count` ascending. A negative count (where Java throws) gives an empty list.
-    pub fn tasks(&self, connector: &str) -> Vec<TaskId> {
-        if self.0.inconsistent.contains(connector) {
-            return Vec::new();
+    ///
+    /// The ids are made as they are iterated: a commit record can claim any count (a forged
+    /// `{"tasks":2147483647}` too), so a caller that collects or prints them bounds how many it
+    /// takes (views list at most [`MAX_LISTED_TASKS`]).
+    pub fn tasks<'a>(&self, connector: &'a str) -> TaskIds<'a> {
+        let end = if self.0.inconsistent.contains(connector) {
+            0
+        } else {
+            self.task_count(connector).max(0)
+        };
+        TaskIds {
+            connector,
+            next: 0,
+            end,
         }
-        (0..self.task_count(connector).max(0))
-            .map(|task| TaskId::new(connector, task))
-            .collect()
     }
 
     /// Whether a fencing round is pending for the connector (KIP-618).

@@ -74,7 +74,7 @@ fn tasks_updated(c: &str, tasks: &[i32]) -> ConfigEvent {
 }
 
 fn task_ids(snap: &ConfigSnapshot, c: &str) -> Vec<i32> {
-    snap.tasks(c).into_iter().map(|id| id.task).collect()
+    snap.tasks(c).map(|id| id.task).collect()
 }
 
 /// A connector with a consistent two-task commit, then drained.
@@ -1043,4 +1043,52 @@ fn checkpoint_freshness_against_tombstone_retention() {
         feed.snap()
     );
     assert!(check_fresh(b"short", 0, 1).is_err());
+}
+
+/// A task list longer than `MAX_LISTED_TASKS`: `tasks(c)` gives every id lazily, the JSON
+/// contract lists the first `MAX_LISTED_TASKS` and the full count under `tasks_truncated`
+/// (absent when nothing is cut).
+#[test]
+fn long_task_lists_are_cut_in_the_contract_with_their_count() {
+    let mut feed = Feed::new();
+    feed.put("connector-a", Some(CFG_S0));
+    feed.put("connector-b", Some(CFG_S0));
+    let count = MAX_LISTED_TASKS + 1;
+    for task in 0..count {
+        feed.put(&alloc::format!("task-a-{task}"), Some(CFG_S1));
+    }
+    feed.put("commit-a", Some(&commit(count.into())));
+    feed.put("task-b-0", Some(CFG_S1));
+    feed.put("commit-b", Some(&commit(1)));
+    let snap = feed.snap();
+    let mut ids = snap.tasks("a");
+    assert_eq!(ids.len(), count as usize);
+    assert_eq!(ids.nth(10_000).map(|id| id.task), Some(10_000));
+    assert!(ids.is_empty());
+    let json = serde_json::to_value(SnapshotJson(&snap)).unwrap();
+    assert_eq!(
+        json["tasks"]["a"].as_array().unwrap().len(),
+        MAX_LISTED_TASKS as usize
+    );
+    assert_eq!(json["tasks"]["b"], serde_json::json!([0]));
+    assert_eq!(json["tasks_truncated"], serde_json::json!({"a": count}));
+
+    feed.put("task-a-0", Some(CFG_S2));
+    feed.put("task-a-1", Some(CFG_S2));
+    feed.put("commit-a", Some(&commit(2)));
+    let json = serde_json::to_value(SnapshotJson(&feed.snap())).unwrap();
+    assert_eq!(json["tasks"]["a"], serde_json::json!([0, 1]));
+    assert!(json.get("tasks_truncated").is_none());
+}
+
+/// A forged count lists nothing for an inconsistent connector and is never materialized.
+#[test]
+fn a_forged_task_count_is_not_materialized() {
+    let mut feed = Feed::new();
+    feed.put("connector-a", Some(CFG_S0));
+    feed.put("commit-a", Some(&commit(i32::MAX.into())));
+    let snap = feed.snap();
+    assert_eq!(snap.task_count("a"), i32::MAX);
+    assert!(snap.tasks("a").is_empty());
+    assert_eq!(snap.tasks("a").len(), 0);
 }
