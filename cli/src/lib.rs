@@ -7,6 +7,7 @@ pub mod bench;
 pub mod bench_java;
 pub mod demo;
 pub mod doctor;
+pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
 pub mod kcat;

@@ -4,7 +4,9 @@
 //! The topics come from a live cluster (tailed: read to the end every `--refresh-ms`), from
 //! dumps (fixed), or from the demo's in-memory cluster (tailed, like a live one). Every answer
 //! carries the config-topic offset it reflects in the `X-Connect-State-Config-Offset` header.
-//! The only write, `PUT /connectors/{c}/topics/reset`, needs `--allow-writes`.
+//! The only write, `PUT /connectors/{c}/topics/reset`, needs `--allow-writes`. Connections,
+//! timeouts and shutdown are [`crate::http1`]'s; every error, the router's own rejections
+//! included, is Java's JSON error shape.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -65,6 +67,31 @@ pub struct ServeArgs {
     /// Requests handled at once; more wait their turn.
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub max_concurrent_requests: usize,
+    /// Seconds a client has to send a request head, from connecting (or from the first byte
+    /// of a later request); a slower one gets a 408 and is disconnected.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub header_read_timeout: u64,
+    /// Seconds a kept-alive connection may wait for its next request (and a body or an answer
+    /// for its next bytes) before it is closed.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub idle_timeout: u64,
+    /// Seconds answers under way may take after Ctrl-C or SIGTERM; then every connection
+    /// left is dropped.
+    #[arg(long, default_value_t = 5, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=3_600))]
+    pub shutdown_grace: u64,
+}
+
+impl ServeArgs {
+    fn limits(&self) -> crate::http1::Limits {
+        crate::http1::Limits {
+            header_read: Duration::from_secs(self.header_read_timeout),
+            idle: Duration::from_secs(self.idle_timeout),
+            grace: Duration::from_secs(self.shutdown_grace),
+        }
+    }
 }
 
 type DynTransport = dyn Transport;
@@ -223,9 +250,12 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
         writeln!(out, "listening on http://{}", listener.local_addr()?)?;
         out.flush()?;
-        axum::serve(listener, router(app, args.max_concurrent_requests))
-            .with_graceful_shutdown(shutdown_signal())
-            .await?;
+        let error: crate::http1::ErrorAnswer = {
+            let app = Arc::clone(&app);
+            Arc::new(move |status, message| reply(&app.views(), Answer::error(status, message)))
+        };
+        let router = router(Arc::clone(&app), args.max_concurrent_requests);
+        crate::http1::serve(listener, router, error, args.limits(), shutdown_signal()).await;
         Ok(Exit::Success)
     })
 }
@@ -349,10 +379,32 @@ fn router(app: Arc<App>, max_concurrent: usize) -> Router {
         .method_not_allowed_fallback(|State(app): State<Arc<App>>| async move {
             reply(&app.views(), rest::method_not_allowed())
         })
+        .layer(axum::middleware::map_response_with_state(
+            Arc::clone(&app),
+            json_errors,
+        ))
         .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
             max_concurrent.max(1),
         ))
         .with_state(app)
+}
+
+/// Puts an error the router made itself (an extractor's rejection, such as a path that is not
+/// UTF-8 once percent-decoded) in Java's JSON error shape, with the config offset header.
+async fn json_errors(State(app): State<Arc<App>>, response: Response) -> Response {
+    let json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let status = response.status().as_u16();
+    if status < 400 || json {
+        return response;
+    }
+    let text = axum::body::to_bytes(response.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let message = String::from_utf8_lossy(&text).into_owned();
+    reply(&app.views(), Answer::error(status, message))
 }
 
 /// An answer as an HTTP response, with the config offset header.

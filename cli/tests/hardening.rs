@@ -187,3 +187,209 @@ fn a_forged_task_count_keeps_answers_and_tables_bounded() {
     assert!(out.stdout.len() < 4096, "{} bytes", out.stdout.len());
     assert!(text(&out.stdout).contains("announced 2147483647 task(s)"));
 }
+
+/// The server's `host:port`.
+fn address(server: &Server) -> String {
+    server.base.trim_start_matches("http://").to_string()
+}
+
+/// A raw answer: status, headers (lower-case names), body.
+struct Raw {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Raw {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses one answer from the bytes a connection sent until it closed.
+fn parse_raw(bytes: &[u8]) -> Raw {
+    let text = String::from_utf8_lossy(bytes);
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .map(|l| {
+            let (n, v) = l.split_once(": ").unwrap();
+            (n.to_ascii_lowercase(), v.to_string())
+        })
+        .collect();
+    Raw {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// Sends `bytes` on a fresh connection and reads until the server closes it (at most 20 s).
+fn exchange(address: &str, bytes: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    stream.write_all(bytes).unwrap();
+    let mut out = Vec::new();
+    stream
+        .read_to_end(&mut out)
+        .expect("the server closes the connection");
+    out
+}
+
+/// Asserts `raw` is Java's JSON error shape with `status` and the config offset header.
+fn assert_json_error(raw: &Raw, status: u16, what: &str) {
+    assert_eq!(raw.status, status, "{what}: {}", raw.body);
+    assert_eq!(
+        raw.header("content-type"),
+        Some("application/json"),
+        "{what}"
+    );
+    assert_eq!(
+        raw.header("x-connect-state-config-offset"),
+        Some("2"),
+        "{what}"
+    );
+    let body: Value = serde_json::from_str(&raw.body).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(body["error_code"], status, "{what}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{what}"
+    );
+}
+
+/// Item 11: requests the router cannot take (a path that is not UTF-8, a malformed request
+/// line, a target or head over the limits) are answered in Java's JSON error shape with the
+/// config offset header, like every other answer.
+#[test]
+fn every_error_answer_is_json_with_the_offset_header() {
+    let config = forged_task_count();
+    let server = Server::start(&common::from_dumps(&[("config", &config)]));
+    let at = address(&server);
+    let cases: Vec<(String, u16)> = vec![
+        (
+            "GET /connectors/%FF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".into(),
+            400,
+        ),
+        ("\x01\x02 nonsense\r\n\r\n".into(), 400),
+        (
+            "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n".into(),
+            400,
+        ),
+        (format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(9000)), 414),
+        (
+            format!(
+                "GET / HTTP/1.1\r\n{}\r\n",
+                (0..101)
+                    .map(|i| format!("X-{i}: v\r\n"))
+                    .collect::<String>()
+            ),
+            431,
+        ),
+        (
+            format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "v".repeat(70_000)),
+            431,
+        ),
+        (
+            format!(
+                "PUT /connectors/a/topics/reset HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
+                2u64 << 20
+            ),
+            413,
+        ),
+    ];
+    for (request, status) in cases {
+        let what: String = request.chars().take(60).collect();
+        let raw = parse_raw(&exchange(&at, request.as_bytes()));
+        assert_json_error(&raw, status, &what);
+    }
+    // A well-formed request on the same server is still answered.
+    let raw = parse_raw(&exchange(
+        &at,
+        b"GET /connectors HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    ));
+    assert_eq!((raw.status, raw.body.as_str()), (200, r#"["a"]"#));
+    assert!(server.stop().success());
+}
+
+/// Item 3: a client that sends part of a request head gets a 408 after the header-read
+/// timeout; one that sends nothing, or goes quiet on a kept-alive connection, is
+/// disconnected; and 20 stalled clients do not keep `serve` from stopping on SIGTERM.
+#[test]
+fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
+    use std::io::{Read, Write};
+    let config = forged_task_count();
+    let mut args = common::from_dumps(&[("config", &config)]);
+    args.extend(["--header-read-timeout", "1", "--idle-timeout", "1"].map(String::from));
+    let server = Server::start(&args);
+    let at = address(&server);
+    let raw = parse_raw(&exchange(&at, b"GET /connectors HTTP/1.1\r\nHost: x\r\n"));
+    assert_json_error(&raw, 408, "partial head");
+    assert!(
+        exchange(&at, b"").is_empty(),
+        "a silent client gets no answer"
+    );
+    // Kept alive: answered, then closed when idle.
+    let answered = exchange(&at, b"GET /connectors HTTP/1.1\r\nHost: x\r\n\r\n");
+    let raw = parse_raw(&answered);
+    assert_eq!(
+        (raw.status, raw.header("connection")),
+        (200, Some("keep-alive"))
+    );
+    assert_eq!(raw.body, r#"["a"]"#);
+    assert!(server.stop().success());
+
+    // Stalled clients and SIGTERM: the header-read timeout is long, shutdown does not wait.
+    let mut args = common::from_dumps(&[("config", &config)]);
+    args.extend(["--header-read-timeout", "600"].map(String::from));
+    let mut server = Server::start(&args);
+    let at = address(&server);
+    let mut stalled: Vec<std::net::TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = std::net::TcpStream::connect(&at).unwrap();
+            s.write_all(b"GET /connectors HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
+            s
+        })
+        .collect();
+    // One answered request proves the stalled ones were accepted before the signal.
+    let raw = parse_raw(&exchange(
+        &at,
+        b"GET /connectors HTTP/1.1\r\nConnection: close\r\n\r\n",
+    ));
+    assert_eq!(raw.status, 200);
+    let pid = server.child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let exit = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "serve still runs 20 s after SIGTERM with 20 stalled clients"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(exit.success(), "{exit:?}");
+    for s in &mut stalled {
+        s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        let mut rest = Vec::new();
+        assert!(s.read_to_end(&mut rest).is_ok(), "closed by the server");
+    }
+    drop(server);
+}
