@@ -281,16 +281,42 @@ pub fn method_not_allowed() -> Answer {
     Answer::error(405, "HTTP 405 Method Not Allowed")
 }
 
-/// The `expand` values of a raw query string (`expand=status&expand=info`); `None` when the
-/// query has no `expand` parameter at all.
+/// The expansions a raw query string asks for (`expand=status&expand=info`), percent-decoded
+/// as Jersey decodes them (`expand=%73tatus` is `status`), each once, in the order first asked;
+/// values Java ignores are dropped. `None` when the query has no `expand` parameter at all
+/// (then `GET /connectors` lists names, while `?expand=foo` alone gives the object form).
 pub fn expand_values(query: Option<&str>) -> Option<Vec<String>> {
-    let values: Vec<String> = query
-        .unwrap_or_default()
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
-        .filter(|(k, _)| *k == "expand")
-        .map(|(_, v)| v.to_string())
-        .collect();
-    (!values.is_empty()).then_some(values)
+    let mut asked = false;
+    let mut values: Vec<String> = Vec::new();
+    for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        if key != "expand" {
+            continue;
+        }
+        asked = true;
+        if matches!(value.as_ref(), "status" | "info") && !values.iter().any(|v| *v == value) {
+            values.push(value.into_owned());
+        }
+    }
+    asked.then_some(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expand_values_are_decoded_deduplicated_and_known() {
+        assert_eq!(expand_values(None), None);
+        assert_eq!(expand_values(Some("other=1")), None);
+        assert_eq!(expand_values(Some("expand=foo")), Some(vec![]));
+        assert_eq!(
+            expand_values(Some("%65xpand=%73tatus&expand=info")),
+            Some(vec!["status".to_string(), "info".to_string()])
+        );
+        let repeated = "expand=info&expand=status&".repeat(2_250);
+        assert_eq!(
+            expand_values(Some(&repeated)),
+            Some(vec!["info".to_string(), "status".to_string()])
+        );
+    }
 }

@@ -200,6 +200,10 @@ fn every_get_endpoint_answers_with_connects_shapes() {
         server.get("/connectors?expand=foo").1,
         json!({"snk": {}, "src": {}})
     );
+    // Percent-encoded and repeated values count once (issue 14 item 12); 250 pairs stay
+    // below the 8 KiB target limit (Jetty's default too).
+    let repeated = format!("/connectors?{}", "expand=%73tatus&expand=info&".repeat(250));
+    assert_eq!(server.get(&repeated).1, both);
     assert!(
         server.stop().success(),
         "SIGTERM shuts the server down cleanly"
