@@ -146,19 +146,19 @@ fn layout<M>(report: &mut Report, topic: &'static str, role: TopicRole, read: &T
         )
         .err()
         .map(|e| e.to_string()),
+        // A record on any partition but 0 means the topic has more than one.
         Layout::Dump { partitions_seen } if role == TopicRole::Config => {
-            (partitions_seen.len() > 1).then(|| {
+            partitions_seen.iter().any(|&p| p != 0).then(|| {
                 format!(
-                    "the config topic dump {} holds records of {} partitions ({:?}); Connect \
-                     requires a single partition",
-                    read.name,
-                    partitions_seen.len(),
-                    partitions_seen
+                    "the config topic dump {} holds records of partition(s) {:?}, so the topic \
+                     has more than one partition; Connect requires a single partition",
+                    read.name, partitions_seen
                 )
             })
         }
         Layout::Dump { .. } => None,
     };
+    dump_lines(report, topic, read);
     if let Some(summary) = problem {
         report.findings.push(Finding {
             check: "topic-layout",
@@ -173,6 +173,31 @@ fn layout<M>(report: &mut Report, topic: &'static str, role: TopicRole, read: &T
             ),
         });
     }
+}
+
+/// Lines of a dump skipped with `--skip-bad-lines`: the checks saw only the rest, so a dump
+/// that was partly unreadable is not healthy.
+fn dump_lines<M>(report: &mut Report, topic: &'static str, read: &TopicRead<M>) {
+    let bad = &read.bad_lines;
+    let Some(first) = bad.first.first() else {
+        return;
+    };
+    report.findings.push(Finding {
+        check: "bad-dump-lines",
+        connector: None,
+        summary: format!(
+            "{} line(s) of the {topic} dump {} could not be read and were skipped \
+             (--skip-bad-lines), the first: {first}; every other finding is about the lines \
+             that could be read",
+            bad.count, read.name
+        ),
+        evidence: Vec::new(),
+        hint: format!(
+            "Dump the {topic} topic again with kcat -C -t TOPIC -e -J (each record one JSON \
+             line) and check it is this topic's dump; without --skip-bad-lines the first bad \
+             line is an error."
+        ),
+    });
 }
 
 fn config_checks(report: &mut Report, read: &TopicRead<ConfigLog>) {

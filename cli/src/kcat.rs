@@ -104,13 +104,76 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
     }))
 }
 
+/// How a dump is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Skip malformed lines (counted in [`Dump::bad_lines`]) instead of failing.
+    pub skip_bad_lines: bool,
+    /// The longest line read, in bytes (without its newline); a longer one is malformed, and
+    /// is skipped without being held when `skip_bad_lines`.
+    pub max_line_bytes: usize,
+}
+
+/// The default [`ReadOptions::max_line_bytes`]: 64 MiB, far above what kcat prints for a
+/// record of Kafka's largest default message size (1 MiB, up to 6 bytes per byte escaped).
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+impl ReadOptions {
+    /// Fails on the first malformed line; lines up to [`DEFAULT_MAX_LINE_BYTES`].
+    pub const STRICT: Self = Self {
+        skip_bad_lines: false,
+        max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+    };
+}
+
+/// How many skipped lines [`BadLines`] keeps the error of (the rest are counted).
+pub const MAX_LISTED_BAD_LINES: usize = 10;
+
+/// Lines skipped with `--skip-bad-lines`: how many, and the errors of the first ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BadLines {
+    /// How many lines were skipped.
+    pub count: usize,
+    /// The first [`MAX_LISTED_BAD_LINES`] of them.
+    pub first: Vec<LineError>,
+}
+
+impl BadLines {
+    fn push(&mut self, error: LineError) {
+        self.count += 1;
+        if self.first.len() < MAX_LISTED_BAD_LINES {
+            self.first.push(error);
+        }
+    }
+
+    /// Whether no line was skipped.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Tells `err` which lines of `dump` (a file name) were skipped: the first ones, then
+    /// the count. Nothing when none was.
+    pub fn report(&self, dump: &str, err: &mut dyn std::io::Write) -> std::io::Result<()> {
+        if self.is_empty() {
+            return Ok(());
+        }
+        for bad in &self.first {
+            writeln!(err, "skipped bad {bad}")?;
+        }
+        if self.count > self.first.len() {
+            writeln!(err, "... and {} more", self.count - self.first.len())?;
+        }
+        writeln!(err, "skipped {} bad line(s) of {dump}", self.count)
+    }
+}
+
 /// What reading a whole dump gave.
 #[derive(Debug, Default)]
 pub struct Dump {
     /// The records, in file order.
     pub records: Vec<DumpRecord>,
     /// Lines skipped with `--skip-bad-lines`.
-    pub bad_lines: Vec<LineError>,
+    pub bad_lines: BadLines,
 }
 
 /// A dump could not be read.
@@ -124,30 +187,97 @@ pub enum DumpError {
     Io(#[from] std::io::Error),
 }
 
-/// Reads every line of a dump. A malformed line is an error unless `skip_bad_lines`, in which
-/// case it is collected in [`Dump::bad_lines`].
-pub fn read_dump(reader: impl BufRead, skip_bad_lines: bool) -> Result<Dump, DumpError> {
+/// Reads every line of a dump. A malformed line (one longer than the options allow
+/// included) is an error unless [`ReadOptions::skip_bad_lines`], in which case it is counted
+/// in [`Dump::bad_lines`].
+pub fn read_dump(mut reader: impl BufRead, options: ReadOptions) -> Result<Dump, DumpError> {
     let mut dump = Dump::default();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::InvalidData {
-                DumpError::Line(LineError {
-                    line: i + 1,
+    let mut bytes = Vec::new();
+    let mut number = 0;
+    let stop_at_limit = !options.skip_bad_lines;
+    while let Some(fits) = next_line(
+        &mut reader,
+        &mut bytes,
+        options.max_line_bytes,
+        stop_at_limit,
+    )? {
+        number += 1;
+        let parsed = if !fits {
+            Err(LineError {
+                line: number,
+                problem: format!(
+                    "longer than {} bytes (raise --max-line-bytes if the dump is right)",
+                    options.max_line_bytes
+                ),
+            })
+        } else {
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => parse_line(number, text),
+                Err(_) => Err(LineError {
+                    line: number,
                     problem: "not valid UTF-8".into(),
-                })
-            } else {
-                DumpError::Io(e)
+                }),
             }
-        });
-        let parsed = line.and_then(|text| parse_line(i + 1, &text).map_err(DumpError::Line));
+        };
         match parsed {
             Ok(Some(record)) => dump.records.push(record),
             Ok(None) => {}
-            Err(DumpError::Line(e)) if skip_bad_lines => dump.bad_lines.push(e),
-            Err(e) => return Err(e),
+            Err(e) if options.skip_bad_lines => dump.bad_lines.push(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(dump)
+}
+
+/// Reads the next line into `line` (without `\n` or `\r\n`): `Some(true)` when it fit in
+/// `max` bytes, `Some(false)` when it was longer, `None` at the end. The bytes of a longer
+/// line are never held: with `stop_at_limit` reading stops at the limit (the caller fails),
+/// otherwise the rest of the line is read and dropped.
+fn next_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+    stop_at_limit: bool,
+) -> std::io::Result<Option<bool>> {
+    line.clear();
+    let mut fits = true;
+    let mut read_any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            break;
+        }
+        read_any = true;
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..end], Some(end + 1)),
+            None => (available, None),
+        };
+        if fits && line.len() + chunk.len() <= max.saturating_add(1) {
+            line.extend_from_slice(chunk);
+        } else {
+            fits = false;
+            line.clear();
+            if stop_at_limit {
+                return Ok(Some(false));
+            }
+        }
+        let used = done.unwrap_or(available.len());
+        reader.consume(used);
+        if done.is_some() {
+            break;
+        }
+    }
+    if !read_any {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    Ok(Some(fits && line.len() <= max))
 }
 
 #[cfg(test)]
@@ -201,18 +331,87 @@ mod tests {
         }
     }
 
+    const SKIP: ReadOptions = ReadOptions {
+        skip_bad_lines: true,
+        max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+    };
+
     #[test]
     fn bad_lines_are_errors_or_collected() {
         let text = "{\"offset\":0,\"key\":\"a\",\"payload\":null}\nnope\n";
-        let e = read_dump(text.as_bytes(), false).unwrap_err();
+        let e = read_dump(text.as_bytes(), ReadOptions::STRICT).unwrap_err();
         assert_eq!(
             e.to_string(),
             "line 2: not valid JSON: expected ident at line 1 column 2"
         );
-        let dump = read_dump(text.as_bytes(), true).unwrap();
+        let dump = read_dump(text.as_bytes(), SKIP).unwrap();
         assert_eq!(dump.records.len(), 1);
-        assert_eq!(dump.bad_lines.len(), 1);
-        let invalid = read_dump(&b"\xff\xfe\n"[..], false).unwrap_err();
+        assert_eq!(dump.bad_lines.count, 1);
+        let invalid = read_dump(&b"\xff\xfe\n"[..], ReadOptions::STRICT).unwrap_err();
         assert_eq!(invalid.to_string(), "line 1: not valid UTF-8");
+    }
+
+    #[test]
+    fn skipped_lines_are_counted_and_the_first_kept() {
+        let text = "nope\n".repeat(25);
+        let dump = read_dump(text.as_bytes(), SKIP).unwrap();
+        assert_eq!(dump.bad_lines.count, 25);
+        assert_eq!(dump.bad_lines.first.len(), MAX_LISTED_BAD_LINES);
+        let mut report = Vec::new();
+        dump.bad_lines.report("d.jsonl", &mut report).unwrap();
+        let report = String::from_utf8(report).unwrap();
+        assert!(
+            report.starts_with("skipped bad line 1: not valid JSON"),
+            "{report}"
+        );
+        assert!(
+            report.ends_with("... and 15 more\nskipped 25 bad line(s) of d.jsonl\n"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn a_line_over_the_limit_fails_or_is_skipped_without_being_held() {
+        let record = r#"{"offset":0,"key":"a","payload":null}"#;
+        let options = |skip_bad_lines| ReadOptions {
+            skip_bad_lines,
+            max_line_bytes: record.len(),
+        };
+        // Exactly at the limit, with either line end, and without one at the end.
+        for text in [
+            format!("{record}\n"),
+            format!("{record}\r\n"),
+            record.to_string(),
+        ] {
+            let dump = read_dump(text.as_bytes(), options(false)).unwrap();
+            assert_eq!(dump.records.len(), 1, "{text:?}");
+        }
+        let long = format!("{record} \n{record}\n");
+        let e = read_dump(long.as_bytes(), options(false)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "line 1: longer than {} bytes (raise --max-line-bytes if the dump is right)",
+                record.len()
+            )
+        );
+        let dump = read_dump(long.as_bytes(), options(true)).unwrap();
+        assert_eq!((dump.records.len(), dump.bad_lines.count), (1, 1));
+        assert_eq!(dump.records[0].line, 2);
+        // An endless line (like /dev/zero) through a small buffer: refused, never held.
+        let endless = std::io::BufReader::with_capacity(64, std::io::repeat(0));
+        let e = read_dump(
+            endless,
+            ReadOptions {
+                skip_bad_lines: false,
+                max_line_bytes: 1 << 20,
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 1: longer than 1048576 bytes"),
+            "{e}"
+        );
     }
 }

@@ -21,8 +21,7 @@ pub mod synth;
 mod table;
 pub mod view;
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -77,9 +76,9 @@ pub enum Command {
         /// Records below this offset are the start-up catch-up (no events); later ones are live.
         #[arg(long, value_name = "OFFSET")]
         live_from: Option<i64>,
-        /// Count malformed dump lines and report them on stderr instead of failing.
-        #[arg(long)]
-        skip_bad_lines: bool,
+        /// How the dump is read.
+        #[command(flatten)]
+        dump: source::DumpArgs,
         /// The dump file (`-` for standard input).
         file: PathBuf,
     },
@@ -126,7 +125,7 @@ pub enum Command {
     #[command(after_help = "Checks: inconsistent-connector, ghost-task-records, \
         target-state-without-connector, restart-request-for-unknown-connector, \
         status-of-deleted-connector, topics-of-deleted-connector, orphan-task-status, \
-        mismatched-topic-status, offsets-of-deleted-connector, topic-layout.\n\n\
+        mismatched-topic-status, offsets-of-deleted-connector, topic-layout, bad-dump-lines.\n\n\
         Examples:\n  \
         connect-state doctor --from-dump config=configs.jsonl --from-dump status=status.jsonl \\\n      \
         --from-dump offsets=offsets.jsonl\n  \
@@ -224,16 +223,12 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             format,
             events,
             live_from,
-            skip_bad_lines,
+            dump: options,
             file,
         } => {
-            let dump = if file.as_os_str() == "-" {
-                kcat::read_dump(io::stdin().lock(), skip_bad_lines)?
-            } else {
-                let f = File::open(&file)
-                    .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
-                kcat::read_dump(BufReader::new(f), skip_bad_lines)?
-            };
+            let dump = source::read_dump_file(&file, options.options())?;
+            dump.bad_lines
+                .report(&file.display().to_string(), &mut stderr.lock())?;
             let mut out = stdout.lock();
             replay::run(
                 topic,

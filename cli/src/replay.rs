@@ -125,17 +125,11 @@ fn run_topic<M: View>(
             }
         }
     }
-    report_skips(dump, &r.machine.skips(), err)
+    report_skips(&r.machine.skips(), err)
 }
 
-/// Bad lines and skipped records go to stderr, so stdout stays the contract.
-fn report_skips(dump: &Dump, skipped: &Skips, err: &mut dyn Write) -> Result<(), CliError> {
-    for bad in &dump.bad_lines {
-        writeln!(err, "skipped bad {bad}")?;
-    }
-    if !dump.bad_lines.is_empty() {
-        writeln!(err, "skipped {} bad line(s)", dump.bad_lines.len())?;
-    }
+/// Skipped records go to stderr (as the bad lines did), so stdout stays the contract.
+fn report_skips(skipped: &Skips, err: &mut dyn Write) -> Result<(), CliError> {
     let total: u64 = skipped.iter().map(|(_, n)| n).sum();
     if total > 0 {
         let parts: Vec<String> = skipped

@@ -106,7 +106,7 @@ pub struct TopicRead<M> {
     /// The layout.
     pub layout: Layout,
     /// Dump lines skipped with `--skip-bad-lines`.
-    pub bad_lines: usize,
+    pub bad_lines: kcat::BadLines,
 }
 
 /// The topics a command read (those it was given).
@@ -127,13 +127,37 @@ pub struct SourceArgs {
     /// `offsets=FILE`; repeat for each topic. Instead of a live cluster.
     #[arg(long = "from-dump", value_name = "TOPIC=FILE", value_parser = parse_dump_arg)]
     pub from_dump: Vec<(Topic, PathBuf)>,
-    /// Count malformed dump lines and go on instead of failing.
-    #[arg(long)]
-    pub skip_bad_lines: bool,
+    /// How the dumps are read.
+    #[command(flatten)]
+    pub dump: DumpArgs,
     /// Live cluster settings.
     #[cfg(feature = "kafka")]
     #[command(flatten)]
     pub live: LiveArgs,
+}
+
+/// How dump files are read (`replay`, and every command that takes `--from-dump`).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct DumpArgs {
+    /// Skip malformed dump lines instead of failing: each is counted and reported on stderr
+    /// (and by `doctor` as a finding).
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// The longest dump line read, in bytes; a longer line is malformed (an error, or skipped
+    /// with `--skip-bad-lines`) and never held in memory.
+    #[arg(long, value_name = "BYTES", default_value_t = kcat::DEFAULT_MAX_LINE_BYTES as u64,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_line_bytes: u64,
+}
+
+impl DumpArgs {
+    /// The options of [`kcat::read_dump`].
+    pub fn options(&self) -> kcat::ReadOptions {
+        kcat::ReadOptions {
+            skip_bad_lines: self.skip_bad_lines,
+            max_line_bytes: usize::try_from(self.max_line_bytes).unwrap_or(usize::MAX),
+        }
+    }
 }
 
 /// How to reach a live cluster (the options of `inspect`).
@@ -248,8 +272,9 @@ impl SourceArgs {
             if !wanted.contains(topic) {
                 continue;
             }
-            let dump = read_dump_file(file, self.skip_bad_lines)?;
+            let dump = read_dump_file(file, self.dump.options())?;
             let name = file.display().to_string();
+            dump.bad_lines.report(&name, &mut io::stderr())?;
             match topic {
                 Topic::Config => topics.config = Some(replay_dump(name, &dump)?),
                 Topic::Status => topics.status = Some(replay_dump(name, &dump)?),
@@ -317,13 +342,17 @@ pub fn topic_name(topic: Topic) -> &'static str {
     }
 }
 
-fn read_dump_file(file: &PathBuf, skip_bad_lines: bool) -> Result<kcat::Dump, CliError> {
+/// Reads a dump file (`-`: standard input).
+pub(crate) fn read_dump_file(
+    file: &PathBuf,
+    options: kcat::ReadOptions,
+) -> Result<kcat::Dump, CliError> {
     if file.as_os_str() == "-" {
-        return Ok(kcat::read_dump(io::stdin().lock(), skip_bad_lines)?);
+        return Ok(kcat::read_dump(io::stdin().lock(), options)?);
     }
     let f = File::open(file)
         .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
-    Ok(kcat::read_dump(BufReader::new(f), skip_bad_lines)?)
+    Ok(kcat::read_dump(BufReader::new(f), options)?)
 }
 
 fn replay_dump<M: TopicMachine + Default>(
@@ -337,7 +366,7 @@ fn replay_dump<M: TopicMachine + Default>(
         layout: Layout::Dump {
             partitions_seen: dump.records.iter().map(|r| r.partition).collect(),
         },
-        bad_lines: dump.bad_lines.len(),
+        bad_lines: dump.bad_lines.clone(),
     })
 }
 
@@ -382,6 +411,6 @@ async fn read_live<M: TopicMachine + Default>(
             partitions: description.partitions,
             cleanup_policy: description.cleanup_policy,
         },
-        bad_lines: 0,
+        bad_lines: kcat::BadLines::default(),
     })
 }

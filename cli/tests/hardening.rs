@@ -393,3 +393,164 @@ fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
     }
     drop(server);
 }
+
+/// 100 KB of deterministic noise, as a dump file.
+fn garbage_dump() -> std::path::PathBuf {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let bytes: Vec<u8> = (0..100_000)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect();
+    let path = common::write_file("garbage.bin", "");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Item 4: `--skip-bad-lines` is reported by every command that reads dumps, not only
+/// `replay`: on stderr, and by `doctor` as a finding (a dump that was mostly garbage is not
+/// healthy).
+#[test]
+fn skipped_dump_lines_are_reported_by_every_command() {
+    let garbage = garbage_dump();
+    let dump = format!("config={}", garbage.display());
+    let out = connect_state(&["doctor", "--from-dump", &dump, "--skip-bad-lines"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("[bad-dump-lines]"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(
+        text(&out.stderr).contains("bad line(s) of"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = connect_state(&[
+        "doctor",
+        "--from-dump",
+        &dump,
+        "--skip-bad-lines",
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["findings"][0]["check"], "bad-dump-lines");
+
+    let offsets = format!("offsets={}", garbage.display());
+    let out = connect_state(&[
+        "offsets",
+        "export",
+        "--connector",
+        "x",
+        "--from-dump",
+        &offsets,
+        "--skip-bad-lines",
+    ]);
+    assert!(
+        text(&out.stderr).contains("bad line(s) of"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // serve reports them before it listens.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--from-dump",
+            &dump,
+            "--skip-bad-lines",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert!(line.starts_with("listening on "), "{line}");
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        text(&out.stderr).contains("bad line(s) of"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Item 5: a config record outside partition 0 means the topic has more than one partition,
+/// which `doctor` reports as `replay` refuses it.
+#[test]
+fn a_config_record_outside_partition_0_is_a_layout_finding() {
+    let path = common::write_file(
+        "p1.jsonl",
+        "{\"partition\":1,\"offset\":0,\"key\":\"connector-a\",\"payload\":\"{}\"}\n",
+    );
+    let dump = format!("config={}", path.display());
+    let out = connect_state(&["doctor", "--from-dump", &dump]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("[topic-layout]"),
+        "{}",
+        text(&out.stdout)
+    );
+    let path = path.display().to_string();
+    let out = connect_state(&["replay", "--topic", "config", &path]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Item 13: a line without an end (`/dev/zero`) once aborted on allocation failure; it fails
+/// at the line limit, and a line over a smaller limit is skipped with `--skip-bad-lines`.
+#[test]
+fn a_dump_line_over_the_limit_is_refused_or_skipped() {
+    let out = connect_state(&["replay", "--topic", "config", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "error: line 1: longer than 67108864 bytes (raise --max-line-bytes if the dump is right)"
+    );
+    let path = forged_task_count();
+    let path = path.display().to_string();
+    let out = connect_state(&[
+        "replay",
+        "--topic",
+        "config",
+        "--max-line-bytes",
+        "80",
+        &path,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("line 1: longer than 80 bytes"));
+    let out = connect_state(&[
+        "replay",
+        "--topic",
+        "config",
+        "--max-line-bytes",
+        "80",
+        "--skip-bad-lines",
+        &path,
+    ]);
+    assert!(out.status.success());
+    assert!(
+        text(&out.stderr).contains("skipped 1 bad line(s) of"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = connect_state(&[
+        "replay",
+        "--topic",
+        "config",
+        "--max-line-bytes",
+        "0",
+        &path,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "0 is refused");
+}
