@@ -554,3 +554,106 @@ fn a_dump_line_over_the_limit_is_refused_or_skipped() {
     ]);
     assert_eq!(out.status.code(), Some(2), "0 is refused");
 }
+
+/// Item 6: `offsets import` reads numbers as Java's REST layer does: what Java can hold is
+/// written exactly as Java writes it, what it reads as a `BigInteger` is refused with Java's
+/// message (checked against the Java oracle); `export` reads a stored out-of-range integer as
+/// Java's converter does (its low 64 bits).
+#[test]
+fn offsets_import_keeps_numbers_or_refuses_them_as_java_does() {
+    let config = common::dump(
+        "config.jsonl",
+        &[
+            (0, "connector-c", Some(json!({"properties": {"name": "c"}}))),
+            (
+                0,
+                "target-state-c",
+                Some(json!({"state": "PAUSED", "state.v2": "STOPPED"})),
+            ),
+        ],
+    );
+    let offsets = common::write_file(
+        "offsets.jsonl",
+        "{\"offset\":0,\"key\":\"[\\\"c\\\",{\\\"f\\\":\\\"a\\\"}]\",\"payload\":\"{\\\"o\\\":123456789012345678901234567890}\"}\n",
+    );
+    let dumps = [
+        format!("config={}", config.display()),
+        format!("offsets={}", offsets.display()),
+    ];
+    let import = |body: &str| {
+        let file = common::write_file("body.json", body);
+        connect_state(&[
+            "offsets",
+            "import",
+            "--connector",
+            "c",
+            "--from-dump",
+            &dumps[0],
+            "--from-dump",
+            &dumps[1],
+            &file.display().to_string(),
+        ])
+    };
+    for (body, field) in [
+        (
+            r#"{"offsets":[{"partition":{"f":"a"},"offset":{"o":18446744073709551615}}]}"#,
+            "o",
+        ),
+        (
+            r#"{"offsets":[{"partition":{"f":"a"},"offset":{"o":9223372036854775808}}]}"#,
+            "o",
+        ),
+        (
+            r#"{"offsets":[{"partition":{"f":"a"},"offset":{"o":123456789012345678901234567890}}]}"#,
+            "o",
+        ),
+        (
+            r#"{"offsets":[{"partition":{"id":18446744073709551615},"offset":{"o":1}}]}"#,
+            "id",
+        ),
+    ] {
+        let out = import(body);
+        assert_eq!(out.status.code(), Some(2), "{body}: {}", text(&out.stdout));
+        let expected = format!(
+            "Offsets may only contain primitive types as values, but field {field} contains \
+             class java.math.BigInteger"
+        );
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with("error: ") && stderr.trim_end().ends_with(&expected),
+            "{stderr}"
+        );
+    }
+    for (value, written) in [
+        ("9223372036854775807", r#"{"o":9223372036854775807}"#),
+        ("-0", r#"{"o":0}"#),
+        ("1e400", r#"{"o":"Infinity"}"#),
+        ("1E3", r#"{"o":1000.0}"#),
+    ] {
+        let out = import(&format!(
+            r#"{{"offsets":[{{"partition":{{"f":"a"}},"offset":{{"o":{value}}}}}]}}"#
+        ));
+        assert!(out.status.success(), "{value}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(written),
+            "{value}: {}",
+            text(&out.stdout)
+        );
+    }
+    let out = connect_state(&[
+        "offsets",
+        "export",
+        "--connector",
+        "c",
+        "--from-dump",
+        &dumps[0],
+        "--from-dump",
+        &dumps[1],
+    ]);
+    let listing: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        listing["offsets"][0]["offset"]["o"],
+        json!(-4_362_896_299_872_285_998_i64),
+        "the low 64 bits, as Java's converter reads it"
+    );
+}

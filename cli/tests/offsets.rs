@@ -196,7 +196,7 @@ fn a_connector_that_is_not_stopped_with_zero_tasks_is_refused_with_javas_message
 #[test]
 fn bad_offsets_files_and_dump_execution_are_clear_errors() {
     let (config, offsets) = (config("STOPPED", 0), offsets());
-    let bad = write_file("bad.json", r#"{"offsets":[{"offset":{}}]}"#);
+    let bad = write_file("bad.json", r#"{"offsets":[{"partition":"a","offset":{}}]}"#);
     let output = connect_state(&[
         "offsets",
         "import",

@@ -24,6 +24,6 @@ pub mod read;
 pub mod value;
 pub mod write;
 
-pub use read::{parse, JsonError, JsonErrorKind};
+pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
 pub use value::{JavaDouble, JsonObject, JsonValue, Natural, MAX_DEPTH};
 pub use write::{java_double_to_string, write_str, write_value};

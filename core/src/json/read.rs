@@ -53,6 +53,12 @@ pub enum JsonErrorKind {
     NameTooLong,
     /// Arrays and objects nested more than 1000 deep.
     TooDeep,
+    /// [`parse_rest`] only: an integer with a leading zero (`007`), which Jackson's default
+    /// `ObjectMapper` refuses.
+    LeadingZero,
+    /// [`parse_rest`] only: an integer outside Java's `long` range, which Jackson reads as a
+    /// `BigInteger` (Connect refuses it in offsets).
+    IntegerBeyondLong,
 }
 
 impl JsonError {
@@ -80,6 +86,10 @@ impl fmt::Display for JsonErrorKind {
             Self::StringTooLong => write!(f, "string longer than {MAX_STRING_LEN} characters"),
             Self::NameTooLong => write!(f, "member name longer than {MAX_NAME_LEN} bytes"),
             Self::TooDeep => write!(f, "arrays and objects nested more than {MAX_DEPTH} deep"),
+            Self::LeadingZero => f.write_str("invalid numeric value: leading zeroes not allowed"),
+            Self::IntegerBeyondLong => {
+                f.write_str("an integer outside the range of a Java long (a BigInteger)")
+            }
         }
     }
 }
@@ -131,12 +141,45 @@ impl core::error::Error for JsonError {}
 /// approximated with Unicode's alphanumeric property plus common currency symbols, connector
 /// punctuation, format characters and combining marks.
 pub fn parse(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
+    parse_as(bytes, Dialect::Converter)
+}
+
+/// Parses `bytes` as Connect's REST layer reads a request body: Jackson's default
+/// `ObjectMapper` into plain Java values (`Integer`/`Long`/`BigInteger`, `Double`, ...), as
+/// `PATCH /connectors/{c}/offsets` reads the partitions and offsets it is given.
+///
+/// The rules are [`parse`]'s with three differences, all Jackson's defaults:
+///
+/// * an integer with a leading zero (`007`) is an error ([`JsonErrorKind::LeadingZero`]);
+/// * an integer outside Java's `long` range is an error
+///   ([`JsonErrorKind::IntegerBeyondLong`]): Jackson reads it as a `BigInteger`, a type
+///   offsets may not hold (`OffsetUtils.validateFormat` refuses it), so no value is made up;
+/// * a decimal is read as a `double` directly (`Double.parseDouble`): `-0.0` keeps its sign.
+pub fn parse_rest(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
+    parse_as(bytes, Dialect::Rest)
+}
+
+/// Which of Java's two readers a parse follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    /// `JsonConverter`: `readTree` with leading zeros allowed and `BigDecimal` floats, then
+    /// the schemaless conversion (`BigInteger.longValue`, `BigDecimal.doubleValue`).
+    Converter,
+    /// The REST layer's default `ObjectMapper`.
+    Rest,
+}
+
+fn parse_as(bytes: &[u8], dialect: Dialect) -> Result<Option<JsonValue>, JsonError> {
     let start = if bytes.len() >= 4 && bytes.starts_with(&BOM) {
         BOM.len()
     } else {
         0
     };
-    let mut parser = Parser { bytes, pos: start };
+    let mut parser = Parser {
+        bytes,
+        pos: start,
+        dialect,
+    };
     parser.skip_ws();
     if parser.pos >= bytes.len() {
         return Ok(None);
@@ -154,6 +197,7 @@ enum Frame {
 struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
+    dialect: Dialect,
 }
 
 impl Parser<'_> {
@@ -394,9 +438,18 @@ impl Parser<'_> {
             .position(|&d| d != b'0')
             .map_or(1, |first| int_digits.len() - first);
 
+        let rest = self.dialect == Dialect::Rest;
+        if rest && int_digits.len() > 1 && int_digits[0] == b'0' {
+            return Err(JsonError::new(int_start, JsonErrorKind::LeadingZero));
+        }
         if !is_float {
             if int_len > MAX_NUMBER_LEN {
                 return Err(JsonError::new(start, JsonErrorKind::NumberTooLong));
+            }
+            if rest {
+                return long_value(int_digits, negative)
+                    .map(JsonValue::Long)
+                    .ok_or(JsonError::new(start, JsonErrorKind::IntegerBeyondLong));
             }
             // Java's BigInteger.longValue(): the low 64 bits of the two's complement.
             let magnitude = int_digits.iter().fold(0u64, |acc, &d| {
@@ -421,7 +474,7 @@ impl Parser<'_> {
         // BigDecimal has no negative zero: a zero decimal becomes +0.0. Only when BigDecimal
         // rejects the exponent does Jackson fall back to Double.parseDouble, which keeps the sign.
         let all_zero = int_digits.iter().chain(frac_digits).all(|&d| d == b'0');
-        let value = if all_zero && big_decimal_accepts(frac_digits.len(), exponent) {
+        let value = if !rest && all_zero && big_decimal_accepts(frac_digits.len(), exponent) {
             0.0
         } else {
             value
@@ -520,6 +573,18 @@ fn sub(bytes: &[u8], from: usize, to: usize) -> &[u8] {
 }
 
 /// The index of the first non-digit at or after `i`.
+/// The `long` the decimal digits (without sign) denote, if Java's `long` holds it.
+fn long_value(digits: &[u8], negative: bool) -> Option<i64> {
+    let magnitude = digits.iter().try_fold(0u64, |acc, &d| {
+        acc.checked_mul(10)?.checked_add(u64::from(d & 0x0F))
+    })?;
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
 fn skip_digits(bytes: &[u8], i: usize) -> usize {
     let rest = bytes.get(i..).unwrap_or_default();
     i + rest

@@ -735,3 +735,46 @@ fn never_panics_on_arbitrary_bytes() {
         let _ = parse(&buf);
     }
 }
+
+/// The REST layer's reader (`parse_rest`): Jackson's default `ObjectMapper`, checked against
+/// the Java oracle's `alterOffsets` (issue 14).
+#[test]
+fn the_rest_dialect_refuses_what_jackson_reads_as_biginteger_or_refuses() {
+    let kind = |text: &str| parse_rest(text.as_bytes()).unwrap_err().kind;
+    let value = |text: &str| parse_rest(text.as_bytes()).unwrap().unwrap();
+    for beyond in [
+        "18446744073709551615",
+        "9223372036854775808",
+        "-9223372036854775809",
+        "123456789012345678901234567890",
+        "[18446744073709551615]",
+    ] {
+        assert_eq!(kind(beyond), JsonErrorKind::IntegerBeyondLong, "{beyond}");
+    }
+    assert_eq!(value("9223372036854775807"), JsonValue::Long(i64::MAX));
+    assert_eq!(value("-9223372036854775808"), JsonValue::Long(i64::MIN));
+    assert_eq!(value("-0"), JsonValue::Long(0));
+    assert_eq!(kind("007"), JsonErrorKind::LeadingZero);
+    assert_eq!(kind("-01.5"), JsonErrorKind::LeadingZero);
+    assert_eq!(value("0.5"), JsonValue::Double(JavaDouble::new(0.5)));
+    assert_eq!(
+        value("1e400"),
+        JsonValue::Double(JavaDouble::new(f64::INFINITY))
+    );
+    assert_eq!(value("1E3"), JsonValue::Double(JavaDouble::new(1000.0)));
+    // A double keeps the sign of zero; the converter's BigDecimal does not.
+    let JsonValue::Double(zero) = value("-0.0") else {
+        panic!("a double")
+    };
+    assert!(zero.get().is_sign_negative());
+    let JsonValue::Double(zero) = parse(b"-0.0").unwrap().unwrap() else {
+        panic!("a double")
+    };
+    assert!(zero.get().is_sign_positive());
+    // The converter's dialect keeps the low 64 bits, as before.
+    assert_eq!(
+        parse(b"18446744073709551615").unwrap(),
+        Some(JsonValue::Long(-1))
+    );
+    assert_eq!(parse(b"007").unwrap(), Some(JsonValue::Long(7)));
+}

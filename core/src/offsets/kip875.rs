@@ -176,53 +176,51 @@ pub fn reset_records(
     connector: &str,
     topic_partitions: i32,
 ) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
-    let entries: Vec<(OrderedMap, Option<OrderedMap>)> = offsets
+    let entries: Vec<(Option<OrderedMap>, Option<OrderedMap>)> = offsets
         .connector_partitions_java_order(connector)
         .into_iter()
-        .map(|p| (p, None))
+        .map(|p| (Some(p), None))
         .collect();
     records_for(offsets, connector, &entries, topic_partitions)
 }
 
 /// The records of `PATCH /connectors/{c}/offsets`: each partition and offset normalised as Java
 /// does (serialized and read back, so both are `HashMap`s: members in `HashMap` order), a `None`
-/// offset being a tombstone. Check [`check_modifiable`] first.
+/// offset being a tombstone. A `None` partition (`"partition": null` or none given) is keyed
+/// `["c",null]` as Java keys it, although no reader takes such a key back. Check
+/// [`check_modifiable`] first.
 pub fn alter_records(
     offsets: &OffsetSnapshot,
     connector: &str,
-    entries: &[(OrderedMap, Option<OrderedMap>)],
+    entries: &[(Option<OrderedMap>, Option<OrderedMap>)],
     topic_partitions: i32,
 ) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
     if entries.is_empty() {
         return Err(ModifyOffsetsError::NoOffsets);
     }
-    // Java validates the request as given, then collects it into a `HashMap<Map, Map>`: equal
-    // partitions collapse into the first, holding the last offset.
-    let mut merged: Vec<(OrderedMap, Option<OrderedMap>)> = Vec::new();
-    let mut by_content: BTreeMap<JsonObject, usize> = BTreeMap::new();
+    // Java collects the request into a `HashMap<Map, Map>` first (equal partitions collapse
+    // into the first, holding the last offset), then validates what is left: an offset that a
+    // later entry replaced is never validated (found by the Java oracle).
+    let mut merged: Vec<(Option<OrderedMap>, Option<OrderedMap>)> = Vec::new();
+    let mut by_content: BTreeMap<Option<JsonObject>, usize> = BTreeMap::new();
     for (partition, offset) in entries {
-        partition
-            .validate()
-            .map_err(ModifyOffsetsError::InvalidFormat)?;
-        if let Some(offset) = offset {
-            offset
-                .validate()
-                .map_err(ModifyOffsetsError::InvalidFormat)?;
-        }
-        match by_content
-            .get(&partition.to_object())
-            .and_then(|&i| merged.get_mut(i))
-        {
+        let content = partition.as_ref().map(OrderedMap::to_object);
+        match by_content.get(&content).and_then(|&i| merged.get_mut(i)) {
             Some(slot) => slot.1 = offset.clone(),
             None => {
-                by_content.insert(partition.to_object(), merged.len());
+                by_content.insert(content, merged.len());
                 merged.push((partition.clone(), offset.clone()));
             }
         }
     }
-    let normalised: Vec<(OrderedMap, Option<OrderedMap>)> = merged
+    for (partition, offset) in &merged {
+        for map in [partition, offset].into_iter().flatten() {
+            map.validate().map_err(ModifyOffsetsError::InvalidFormat)?;
+        }
+    }
+    let normalised: Vec<(Option<OrderedMap>, Option<OrderedMap>)> = merged
         .iter()
-        .map(|(p, o)| (normalise(p), o.as_ref().map(normalise)))
+        .map(|(p, o)| (p.as_ref().map(normalise), o.as_ref().map(normalise)))
         .collect();
     records_for(offsets, connector, &normalised, topic_partitions)
 }
@@ -253,13 +251,13 @@ fn normalise(map: &OrderedMap) -> OrderedMap {
 fn records_for(
     offsets: &OffsetSnapshot,
     connector: &str,
-    entries: &[(OrderedMap, Option<OrderedMap>)],
+    entries: &[(Option<OrderedMap>, Option<OrderedMap>)],
     topic_partitions: i32,
 ) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
     let mut records = Vec::with_capacity(entries.len());
     for (partition, offset) in entries {
         let key =
-            offset_key(connector, Some(partition)).map_err(ModifyOffsetsError::InvalidFormat)?;
+            offset_key(connector, partition.as_ref()).map_err(ModifyOffsetsError::InvalidFormat)?;
         let value = offset_value(offset.as_ref()).map_err(ModifyOffsetsError::InvalidFormat)?;
         let target = target_partition(offsets, &key, topic_partitions)
             .ok_or(ModifyOffsetsError::NoTopicPartitions)?;

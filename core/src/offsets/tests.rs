@@ -266,16 +266,16 @@ fn alter_normalises_to_hash_map_order() {
     let snap = Feed::new().snap();
     let entries = vec![
         (
-            ordered(&[
+            Some(ordered(&[
                 ("kafka_topic", s("t")),
                 ("kafka_partition", JsonValue::Long(3)),
-            ]),
+            ])),
             Some(ordered(&[
                 ("b", JsonValue::Long(1)),
                 ("a", JsonValue::Long(2)),
             ])),
         ),
-        (ordered(&[("f", s("gone"))]), None),
+        (Some(ordered(&[("f", s("gone"))])), None),
     ];
     let records = kip875::alter_records(&snap, "c", &entries, 25).unwrap();
     assert_eq!(
@@ -419,26 +419,51 @@ fn reader_collapses_partitions_equal_as_maps() {
 }
 
 #[test]
-fn alter_merges_equal_partitions_and_validates_in_request_order() {
+fn alter_merges_equal_partitions_then_validates_what_is_left() {
     let snap = Feed::new().snap();
     let x = ordered(&[("x", JsonValue::Long(1))]);
     let records = kip875::alter_records(
         &snap,
         "c",
         &[
-            (x.clone(), Some(ordered(&[("o", JsonValue::Long(1))]))),
-            (x, Some(ordered(&[("o", JsonValue::Long(2))]))),
+            (Some(x.clone()), Some(ordered(&[("o", JsonValue::Long(1))]))),
+            (Some(x), Some(ordered(&[("o", JsonValue::Long(2))]))),
+            (None, Some(ordered(&[("o", JsonValue::Long(3))]))),
+            (None, Some(ordered(&[("o", JsonValue::Long(4))]))),
         ],
         25,
     )
     .unwrap();
-    assert_eq!(records.len(), 1);
+    assert_eq!(records.len(), 2);
     assert_eq!(records[0].value.as_deref(), Some(&br#"{"o":2}"#[..]));
+    // No partition: Java's `["c",null]` key (checked against the Java oracle), merged too.
+    assert_eq!(records[1].key, br#"["c",null]"#);
+    assert_eq!(records[1].value.as_deref(), Some(&br#"{"o":4}"#[..]));
     let bad = ordered(&[
         ("a", JsonValue::Array(vec![])),
         ("p", JsonValue::Object(JsonObject::new())),
     ]);
-    let err = kip875::alter_records(&snap, "c", &[(bad, None)], 25).unwrap_err();
+    // An invalid offset replaced by a later entry for the same partition is never validated.
+    let replaced = kip875::alter_records(
+        &snap,
+        "c",
+        &[
+            (Some(bad.clone()), Some(bad.clone())),
+            (Some(bad.clone()), None),
+        ],
+        25,
+    );
+    assert!(replaced.is_err(), "the partition itself is still validated");
+    let x = ordered(&[("x", JsonValue::Long(1))]);
+    let records = kip875::alter_records(
+        &snap,
+        "c",
+        &[(Some(x.clone()), Some(bad.clone())), (Some(x), None)],
+        25,
+    )
+    .unwrap();
+    assert_eq!(records[0].value, None);
+    let err = kip875::alter_records(&snap, "c", &[(Some(bad), None)], 25).unwrap_err();
     assert_eq!(
         err.to_string(),
         "Offsets may only contain primitive types as values, but field a contains ARRAY"
@@ -455,7 +480,7 @@ fn alter_normalises_values_as_the_converter_reads_them_back() {
         &snap,
         "c",
         &[(
-            ordered(&[("f", negative_zero.clone())]),
+            Some(ordered(&[("f", negative_zero.clone())])),
             Some(ordered(&[("o", negative_zero)])),
         )],
         25,
