@@ -118,6 +118,24 @@ impl Feed {
     }
 }
 
+/// A record at the last possible offset is applied once: its redelivery is a duplicate too.
+#[test]
+fn a_duplicate_at_the_last_offset_is_not_applied_again() {
+    let mut log = ConfigLog::new();
+    log.handle_record(Record::new(b"connector-a", Some(CFG_S0.as_bytes()), i64::MAX))
+        .unwrap();
+    let dup = log
+        .handle_record(Record::new(b"connector-a", None, i64::MAX))
+        .unwrap();
+    assert_eq!(
+        dup,
+        RecordOutcome::Skipped(ConfigSkip::Duplicate {
+            next_expected: i64::MAX
+        })
+    );
+    assert!(log.snapshot().contains("a"), "the tombstone was not applied");
+}
+
 #[test]
 fn offsets_with_gaps_and_duplicates() {
     let mut log = ConfigLog::new();
