@@ -26,6 +26,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+/// The largest `--timeout`: librdkafka takes milliseconds as a 32-bit integer, so more than
+/// `i32::MAX` ms (2,147,483 s) would wrap around to a short timeout.
+pub const MAX_TIMEOUT_SECONDS: u64 = i32::MAX as u64 / 1000;
+
 /// Read Kafka Connect's internal topics exactly as a Java worker does.
 #[derive(Debug, Parser)]
 #[command(
@@ -109,8 +113,10 @@ pub enum Command {
         /// support enabled do).
         #[arg(long)]
         read_committed: bool,
-        /// Most seconds one broker call may take.
-        #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+        /// Most seconds one broker call may take (at most 2147483: librdkafka takes milliseconds
+        /// as a 32-bit integer).
+        #[arg(long, default_value_t = 30, value_name = "SECONDS",
+              value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECONDS))]
         timeout: u64,
         /// Output format: a readable table, or `{"config": .., "status": .., "offsets": ..}`.
         #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -256,7 +262,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             let mut kafka = connect_state_kafka::KafkaSettings::new(bootstrap_servers);
             kafka.properties.extend(property);
             kafka.read_committed = read_committed;
-            kafka.request_timeout = std::time::Duration::from_secs(timeout.max(1));
+            kafka.request_timeout = std::time::Duration::from_secs(timeout);
             let args = inspect::InspectArgs {
                 kafka,
                 config_topic,

@@ -179,8 +179,10 @@ pub struct LiveArgs {
     /// Read with `isolation.level=read_committed`.
     #[arg(long)]
     pub read_committed: bool,
-    /// Most seconds one broker call may take.
-    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    /// Most seconds one broker call may take (at most 2147483: librdkafka takes milliseconds
+    /// as a 32-bit integer).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=crate::MAX_TIMEOUT_SECONDS))]
     pub timeout: u64,
     /// A librdkafka property (repeatable), e.g. `-X security.protocol=SSL`. Secrets are never
     /// printed.
@@ -195,7 +197,7 @@ impl LiveArgs {
         let mut kafka = connect_state_kafka::KafkaSettings::new(bootstrap_servers);
         kafka.properties.extend(self.property.iter().cloned());
         kafka.read_committed = self.read_committed;
-        kafka.request_timeout = std::time::Duration::from_secs(self.timeout.max(1));
+        kafka.request_timeout = std::time::Duration::from_secs(self.timeout);
         kafka
     }
 

@@ -657,3 +657,30 @@ fn offsets_import_keeps_numbers_or_refuses_them_as_java_does() {
         "the low 64 bits, as Java's converter reads it"
     );
 }
+
+/// Item 8: `--timeout` values librdkafka cannot take (milliseconds as a 32-bit integer) once
+/// wrapped around to 1.8 s or 0.1 s; every command that takes it refuses them.
+#[test]
+fn timeouts_beyond_librdkafkas_range_are_refused() {
+    let live = ["--bootstrap-servers", "127.0.0.1:1", "--config-topic", "c"];
+    let commands: [&[&str]; 4] = [
+        &["inspect"],
+        &["doctor"],
+        &["serve", "--listen", "127.0.0.1:0"],
+        &["offsets", "export", "--connector", "x", "--offsets-topic", "o"],
+    ];
+    for command in commands {
+        for timeout in ["4294969", "2147484", "0"] {
+            let mut args = command.to_vec();
+            args.extend(live);
+            args.extend(["--timeout", timeout]);
+            let out = connect_state(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(
+                text(&out.stderr).contains(&format!("{timeout} is not in 1..=2147483")),
+                "{args:?}: {}",
+                text(&out.stderr)
+            );
+        }
+    }
+}

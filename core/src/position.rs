@@ -83,13 +83,21 @@ mod tests {
     #[test]
     fn the_duplicate_rule_holds_at_the_last_offset() {
         let mut positions = Positions::default();
-        assert!(matches!(positions.advance(&at(i64::MAX - 1)), Ok(Position::Fresh)));
+        assert!(matches!(
+            positions.advance(&at(i64::MAX - 1)),
+            Ok(Position::Fresh)
+        ));
         assert_eq!(positions.next_offset(0), i64::MAX);
-        assert!(matches!(positions.advance(&at(i64::MAX)), Ok(Position::Fresh)));
+        assert!(matches!(
+            positions.advance(&at(i64::MAX)),
+            Ok(Position::Fresh)
+        ));
         for offset in [i64::MAX, 0, i64::MAX - 1] {
             assert!(matches!(
                 positions.advance(&at(offset)),
-                Ok(Position::Duplicate { next_expected: i64::MAX })
+                Ok(Position::Duplicate {
+                    next_expected: i64::MAX
+                })
             ));
         }
         assert_eq!(positions.next_offset(0), i64::MAX);

@@ -23,5 +23,5 @@ pub mod raw;
 mod settings;
 mod transport;
 
-pub use settings::{is_secret, redact, KafkaSettings};
+pub use settings::{is_secret, redact, KafkaSettings, MAX_REQUEST_TIMEOUT};
 pub use transport::KafkaTransport;

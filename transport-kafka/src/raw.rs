@@ -19,6 +19,7 @@ use crate::settings::KafkaSettings;
 /// Fails when the topic does not exist or when `settings.request_timeout` passes without a new
 /// record.
 pub fn count_bytes(settings: &KafkaSettings, topic: &str) -> Result<(u64, u64), KafkaError> {
+    settings.validate()?;
     let config = settings.reader_config("connect-state-raw-reader");
     let consumer: BaseConsumer = config.create()?;
     let timeout = settings.request_timeout;
@@ -85,8 +86,12 @@ pub fn count_bytes(settings: &KafkaSettings, topic: &str) -> Result<(u64, u64), 
 
 /// Deletes `topic` (benchmarks clean up the topics they create).
 pub async fn delete_topic(settings: &KafkaSettings, topic: &str) -> Result<(), KafkaError> {
+    settings.validate()?;
     let admin: AdminClient<DefaultClientContext> = settings.client_config().create()?;
-    let options = AdminOptions::new().operation_timeout(Some(settings.request_timeout));
+    let timeout = Some(settings.request_timeout);
+    let options = AdminOptions::new()
+        .operation_timeout(timeout)
+        .request_timeout(timeout);
     for result in admin.delete_topics(&[topic], &options).await? {
         if let Err((_, code)) = result {
             return Err(KafkaError::AdminOp(code));

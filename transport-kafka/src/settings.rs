@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
+use rdkafka::error::KafkaError;
+use rdkafka::types::RDKafkaConfRes;
 use rdkafka::ClientConfig;
 
 /// How the Kafka transport connects and reads.
@@ -24,6 +26,9 @@ pub struct KafkaSettings {
     /// The most one broker call (metadata, a fetch, a delivery) may take before it is an error.
     pub request_timeout: Duration,
 }
+
+/// The longest [`KafkaSettings::request_timeout`]: `i32::MAX` milliseconds (24.8 days).
+pub const MAX_REQUEST_TIMEOUT: Duration = Duration::from_millis(i32::MAX as u64);
 
 impl KafkaSettings {
     /// Settings for `bootstrap_servers` with no extra properties.
@@ -52,6 +57,27 @@ impl KafkaSettings {
     pub fn with_property(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.properties.insert(key.into(), value.into());
         self
+    }
+
+    /// Refuses settings librdkafka cannot take: a [`request_timeout`](Self::request_timeout)
+    /// of zero or above [`MAX_REQUEST_TIMEOUT`] (librdkafka takes milliseconds as a 32-bit
+    /// integer, so a longer one would wrap around to a short or negative timeout). Every
+    /// client this crate creates is checked first.
+    pub fn validate(&self) -> Result<(), KafkaError> {
+        let timeout = self.request_timeout;
+        if timeout.is_zero() || timeout > MAX_REQUEST_TIMEOUT {
+            return Err(KafkaError::ClientConfig(
+                RDKafkaConfRes::RD_KAFKA_CONF_INVALID,
+                format!(
+                    "the request timeout must be between 1 ms and {} ms (librdkafka takes \
+                     milliseconds as a 32-bit integer)",
+                    MAX_REQUEST_TIMEOUT.as_millis()
+                ),
+                "request_timeout".into(),
+                format!("{} ms", timeout.as_millis()),
+            ));
+        }
+        Ok(())
     }
 
     /// The base client configuration: the pass-through properties, then the bootstrap servers.

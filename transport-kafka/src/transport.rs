@@ -120,6 +120,7 @@ fn is_fenced(error: &KafkaError) -> bool {
 impl KafkaTransport {
     /// Connects the clients (lazily: nothing is contacted until the first call).
     pub fn new(settings: KafkaSettings) -> Result<Self, KafkaError> {
+        settings.validate()?;
         let context = Context::new(&settings);
         let consumer = settings.reader_config("connect-state-reader");
         Ok(Self {
@@ -417,7 +418,12 @@ impl KafkaTransport {
         for (key, value) in &topic.configs {
             new_topic = new_topic.set(key, value);
         }
-        let options = AdminOptions::new().operation_timeout(Some(self.settings.request_timeout));
+        // Both timeouts: the operation's at the broker, and the request's (librdkafka's
+        // default is `socket.timeout.ms`, 60 s, whatever the settings say).
+        let timeout = Some(self.settings.request_timeout);
+        let options = AdminOptions::new()
+            .operation_timeout(timeout)
+            .request_timeout(timeout);
         let results = self
             .admin
             .create_topics(&[new_topic], &options)

@@ -293,3 +293,52 @@ async fn an_outage_longer_than_the_timeout_is_a_clear_error() {
     );
     mock.broker_up(1).unwrap();
 }
+
+/// Issue 14 item 9: topic creation is bounded by the settings' request timeout (it once took
+/// librdkafka's 60 s default whatever `--timeout` said). The mock broker answers 30 s late.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn topic_creation_gives_up_after_the_request_timeout() {
+    let mock = MockCluster::new(1).unwrap();
+    let mut settings = KafkaSettings::new(mock.bootstrap_servers());
+    settings.request_timeout = Duration::from_secs(1);
+    let transport = KafkaTransport::new(settings).expect("clients are created");
+    // Connected first, so the delay hits the creation itself.
+    assert!(transport.describe_topic("absent").await.is_ok());
+    mock.broker_round_trip_time(1, Duration::from_secs(30))
+        .unwrap();
+    let topic = connect_state_store::NewTopic {
+        name: "created".into(),
+        partitions: 1,
+        replication_factor: None,
+        configs: [("cleanup.policy".to_string(), "compact".to_string())].into(),
+    };
+    let created =
+        tokio::time::timeout(Duration::from_secs(15), transport.create_topic(&topic)).await;
+    assert!(
+        matches!(created, Ok(Err(_))),
+        "the creation fails within its timeout: {created:?}"
+    );
+}
+
+/// Issue 14 item 8: a request timeout librdkafka cannot take (it takes milliseconds as a
+/// 32-bit integer) is refused when the clients are made, instead of wrapping around.
+#[test]
+fn a_request_timeout_beyond_librdkafkas_range_is_refused() {
+    for timeout in [
+        connect_state_kafka::MAX_REQUEST_TIMEOUT + Duration::from_millis(1),
+        Duration::from_secs(4_294_969),
+        Duration::ZERO,
+    ] {
+        let mut settings = KafkaSettings::new("127.0.0.1:1");
+        settings.request_timeout = timeout;
+        let err = KafkaTransport::new(settings).err().expect("refused");
+        assert!(
+            err.to_string()
+                .contains("the request timeout must be between 1 ms and 2147483647 ms"),
+            "{err}"
+        );
+    }
+    let mut settings = KafkaSettings::new("127.0.0.1:1");
+    settings.request_timeout = connect_state_kafka::MAX_REQUEST_TIMEOUT;
+    assert!(KafkaTransport::new(settings).is_ok());
+}

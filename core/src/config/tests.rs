@@ -122,8 +122,12 @@ impl Feed {
 #[test]
 fn a_duplicate_at_the_last_offset_is_not_applied_again() {
     let mut log = ConfigLog::new();
-    log.handle_record(Record::new(b"connector-a", Some(CFG_S0.as_bytes()), i64::MAX))
-        .unwrap();
+    log.handle_record(Record::new(
+        b"connector-a",
+        Some(CFG_S0.as_bytes()),
+        i64::MAX,
+    ))
+    .unwrap();
     let dup = log
         .handle_record(Record::new(b"connector-a", None, i64::MAX))
         .unwrap();
@@ -133,7 +137,10 @@ fn a_duplicate_at_the_last_offset_is_not_applied_again() {
             next_expected: i64::MAX
         })
     );
-    assert!(log.snapshot().contains("a"), "the tombstone was not applied");
+    assert!(
+        log.snapshot().contains("a"),
+        "the tombstone was not applied"
+    );
 }
 
 #[test]
