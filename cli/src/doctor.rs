@@ -14,6 +14,7 @@ use engine::status::write::{connector_key, task_key, topic_key};
 use serde::Serialize;
 
 use crate::source::{Layout, SourceArgs, TopicRead, Topics};
+use crate::table::shown;
 use crate::{CliError, Exit, Format, Topic};
 
 /// Options of `doctor`.
@@ -469,16 +470,20 @@ pub fn render(report: &Report) -> String {
     } else {
         report.topics.join(", ")
     };
+    // Summaries, hints and keys hold names from the topics: shown escaped.
     for (i, f) in report.findings.iter().enumerate() {
-        let _ = writeln!(out, "{}. [{}] {}", i + 1, f.check, f.summary);
+        let _ = writeln!(out, "{}. [{}] {}", i + 1, f.check, shown(&f.summary));
         for e in &f.evidence {
             let _ = writeln!(
                 out,
                 "     evidence: {} partition {} offset {}  key {}",
-                e.topic, e.partition, e.offset, e.key
+                e.topic,
+                e.partition,
+                e.offset,
+                shown(&e.key)
             );
         }
-        let _ = writeln!(out, "     fix: {}\n", f.hint);
+        let _ = writeln!(out, "     fix: {}\n", shown(&f.hint));
     }
     for skipped in &report.skipped_checks {
         let _ = writeln!(out, "skipped: {skipped}");

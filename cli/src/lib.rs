@@ -339,6 +339,16 @@ fn is_secret_property(_: &str) -> bool {
     false
 }
 
+/// `text` as it may reach a terminal: its lines kept, any other control or invisible
+/// formatting character in them escaped (a name from a topic quoted in an error cannot drive
+/// the terminal). For error messages; tables escape their cells themselves.
+pub fn printable(text: &str) -> String {
+    text.split('\n')
+        .map(table::shown)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `text` without any registered secret value (see [`register_secrets`]).
 pub fn redact(text: &str) -> String {
     let secrets = SECRETS.get().map_or(&[][..], Vec::as_slice);

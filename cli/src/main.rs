@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use connect_state_cli::{redact, register_secrets, run, Cli, Exit};
+use connect_state_cli::{printable, redact, register_secrets, run, Cli, Exit};
 
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         // Usage errors exit 2 and --help/--version 0, as clap's own exit would; the text may
         // quote an argument, so it is redacted too.
         Err(e) => {
-            let text = redact(&e.render().to_string());
+            let text = printable(&redact(&e.render().to_string()));
             if e.use_stderr() {
                 let _ = write!(std::io::stderr(), "{text}");
                 return ExitCode::from(2);
@@ -31,7 +31,8 @@ fn main() -> ExitCode {
         Ok(Exit::Success) => ExitCode::SUCCESS,
         Ok(Exit::Findings) => ExitCode::from(1),
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "{}", redact(&format!("error: {e}")));
+            let text = printable(&redact(&format!("error: {e}")));
+            let _ = writeln!(std::io::stderr(), "{text}");
             ExitCode::from(2)
         }
     }

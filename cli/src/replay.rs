@@ -73,7 +73,7 @@ fn write_json(
 fn write_event_lines(out: &mut dyn Write, events: &[serde_json::Value]) -> Result<(), CliError> {
     writeln!(out, "\nEvents ({}):", events.len())?;
     for event in events {
-        writeln!(out, "  {event}")?;
+        writeln!(out, "  {}", crate::table::shown(&event.to_string()))?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use engine::status::{StatusEventJson, StatusLog, StatusSkipKind, StatusSnapshotJ
 use engine::TopicMachine;
 use serde_json::Value;
 
-use crate::table;
+use crate::table::{self, shown};
 
 /// Skip counters as `(name, count)`, for the stderr summary.
 pub type Skips = Vec<(&'static str, u64)>;
@@ -148,7 +148,8 @@ fn config_table(log: &ConfigLog) -> String {
         for (c, why) in inconsistencies {
             let _ = writeln!(
                 out,
-                "  {c}: commit at offset {} announced {} task(s); missing task ids {}{}",
+                "  {}: commit at offset {} announced {} task(s); missing task ids {}{}",
+                shown(c),
                 why.commit_offset,
                 why.task_count,
                 missing_task_ids(why),
@@ -164,7 +165,7 @@ fn config_table(log: &ConfigLog) -> String {
     if !ghosts.is_empty() {
         out.push_str("\nTarget states without a connector:\n");
         for (c, state) in ghosts {
-            let _ = writeln!(out, "  {c}: {state}");
+            let _ = writeln!(out, "  {}: {state}", shown(c));
         }
     }
     let orphans: Vec<_> = diagnostics.orphan_records().collect();
@@ -173,8 +174,12 @@ fn config_table(log: &ConfigLog) -> String {
         for (c, o) in orphans {
             let _ = writeln!(
                 out,
-                "  {c}: {} task record(s), {} commit(s), offsets {}..={}",
-                o.task_records, o.commit_records, o.first_offset, o.last_offset
+                "  {}: {} task record(s), {} commit(s), offsets {}..={}",
+                shown(c),
+                o.task_records,
+                o.commit_records,
+                o.first_offset,
+                o.last_offset
             );
         }
     }
@@ -182,7 +187,7 @@ fn config_table(log: &ConfigLog) -> String {
         let _ = writeln!(
             out,
             "\nSession key: {} ({} bytes), created at {} ms",
-            key.algorithm,
+            shown(&key.algorithm),
             key.key.len(),
             key.creation_timestamp
         );
@@ -263,7 +268,7 @@ fn status_table(log: &StatusLog) -> String {
     let d = log.diagnostics();
     let orphans: Vec<String> = d
         .orphan_task_statuses()
-        .map(|(c, n, _)| format!("{c}-{n}"))
+        .map(|(c, n, _)| format!("{}-{n}", shown(c)))
         .collect();
     if !orphans.is_empty() {
         let _ = writeln!(

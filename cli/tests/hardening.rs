@@ -667,7 +667,14 @@ fn timeouts_beyond_librdkafkas_range_are_refused() {
         &["inspect"],
         &["doctor"],
         &["serve", "--listen", "127.0.0.1:0"],
-        &["offsets", "export", "--connector", "x", "--offsets-topic", "o"],
+        &[
+            "offsets",
+            "export",
+            "--connector",
+            "x",
+            "--offsets-topic",
+            "o",
+        ],
     ];
     for command in commands {
         for timeout in ["4294969", "2147484", "0"] {
@@ -683,4 +690,103 @@ fn timeouts_beyond_librdkafkas_range_are_refused() {
             );
         }
     }
+}
+
+/// Whether `text` holds a character that would act on a terminal (a newline aside) or hide or
+/// reorder what follows.
+fn drives_the_terminal(text: &str) -> Option<char> {
+    text.chars().find(|&c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}')
+    })
+}
+
+/// Item 10: names, worker ids and traces from the topics once reached the terminal raw: an
+/// escape sequence clearing the screen, a newline forging a table row, a bell, a right-to-left
+/// override. Tables and findings show them escaped; JSON stays exact.
+#[test]
+fn topic_text_cannot_drive_the_terminal() {
+    let evil = "evil\u{1b}[2J\nFAKE  RUNNING  -\u{7}\u{202e}drah";
+    let config = common::dump(
+        "config.jsonl",
+        &[
+            (
+                0,
+                &format!("connector-{evil}"),
+                Some(json!({"properties": {"name": evil}})),
+            ),
+            (0, &format!("commit-{evil}"), Some(json!({"tasks": 2}))),
+            (
+                0,
+                &format!("target-state-{evil}x"),
+                Some(json!({"state": "PAUSED"})),
+            ),
+        ],
+    );
+    let status = common::dump(
+        "status.jsonl",
+        &[
+            (
+                0,
+                &format!("status-connector-{evil}"),
+                Some(
+                    json!({"state": "FAILED", "trace": "\u{1b}]0;owned\u{7}boom",
+                            "worker_id": "w\u{1b}[31m1", "generation": 1}),
+                ),
+            ),
+            (
+                0,
+                &format!("status-task-{evil}-0"),
+                Some(json!({"state": "RUNNING",
+                "trace": null, "worker_id": "w\u{9b}2", "generation": 1})),
+            ),
+        ],
+    );
+    let runs: Vec<Vec<String>> = vec![
+        vec![
+            "replay".into(),
+            "--topic".into(),
+            "config".into(),
+            config.display().to_string(),
+        ],
+        vec![
+            "replay".into(),
+            "--topic".into(),
+            "status".into(),
+            status.display().to_string(),
+        ],
+        vec![
+            "doctor".into(),
+            "--from-dump".into(),
+            format!("config={}", config.display()),
+            "--from-dump".into(),
+            format!("status={}", status.display()),
+        ],
+    ];
+    for args in runs {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = connect_state(&args);
+        let stdout = text(&out.stdout);
+        assert!(!stdout.is_empty(), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(drives_the_terminal(&stdout), None, "{args:?}:\n{stdout}");
+        assert!(
+            !stdout.lines().any(|l| l.trim_start().starts_with("FAKE")),
+            "{args:?}: a forged row:\n{stdout}"
+        );
+        assert!(
+            stdout.contains("evil\\u{1b}[2J\\nFAKE"),
+            "{args:?}:\n{stdout}"
+        );
+    }
+    // JSON keeps the exact text.
+    let out = connect_state(&[
+        "replay",
+        "--topic",
+        "config",
+        "--format",
+        "json",
+        &config.display().to_string(),
+    ]);
+    let snapshot: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(snapshot["connectors"][0], evil);
 }
