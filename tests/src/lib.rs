@@ -13,6 +13,7 @@
 
 pub mod cases;
 pub mod differential;
+pub mod external;
 pub mod fuzzing;
 pub mod model;
 pub mod oracle;

@@ -4,7 +4,8 @@
 //! [`oracle`] starts it once per test process (building it on first use, which needs Java and
 //! Maven) and hands out exclusive access. Where Java is missing it returns `None` after printing
 //! why, so `cargo test` passes on a machine with only Rust; CI sets
-//! `CONNECT_STATE_REQUIRE_ORACLE=1`, which turns a missing oracle into a failure.
+//! `CONNECT_STATE_REQUIRE_EXTERNAL=1` ([`crate::external`]), which turns a missing oracle into
+//! a failure.
 //!
 //! Environment: `CONNECT_STATE_ORACLE` (the `oracle` script; default
 //! `tests/java-oracle/oracle`), `JAVA` (the JVM the script runs), `ORACLE_KAFKA_VERSION` (another
@@ -22,7 +23,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 /// The environment variable that makes a missing oracle a test failure (CI sets it).
-pub const REQUIRE_ENV: &str = "CONNECT_STATE_REQUIRE_ORACLE";
+pub use crate::external::REQUIRE_ENV;
 
 /// A topic kind, as the oracle names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -268,12 +269,12 @@ pub fn oracle() -> Option<MutexGuard<'static, Oracle>> {
     let slot = ORACLE.get_or_init(|| match Oracle::start() {
         Ok(oracle) => Some(Mutex::new(oracle)),
         Err(why) => {
-            if std::env::var_os(REQUIRE_ENV).is_some_and(|v| v != "0") {
-                panic!("the Java oracle is required ({REQUIRE_ENV} is set) but cannot run: {why}");
-            }
-            eprintln!(
-                "skipped: the Java oracle cannot run here ({why}); install a JDK 17+ and Maven \
-                 to run the differential tests against Kafka Connect's own stores"
+            crate::external::skip(
+                "the Java oracle",
+                &format!(
+                    "{why}; install a JDK 17+ and Maven to run the differential tests against \
+                     Kafka Connect's own stores"
+                ),
             );
             None
         }

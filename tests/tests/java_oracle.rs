@@ -163,7 +163,7 @@ fn java_17_writes_some_doubles_with_more_digits() {
         .map(|e| e.path().join("bin/java"))
         .find(|p| p.to_string_lossy().contains("-17-") && p.exists())
     else {
-        eprintln!("skipped: no Java 17 under /usr/lib/jvm");
+        connect_state_tests::external::skip("a Java 17", "none under /usr/lib/jvm");
         return;
     };
     if oracle().is_none() {
