@@ -352,13 +352,18 @@ pub fn printable(text: &str) -> String {
 /// `text` without any registered secret value (see [`register_secrets`]).
 pub fn redact(text: &str) -> String {
     let secrets = SECRETS.get().map_or(&[][..], Vec::as_slice);
-    let mut sorted: Vec<&String> = secrets.iter().filter(|s| !s.is_empty()).collect();
-    sorted.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let mut out = text.to_string();
-    for secret in sorted {
-        out = out.replace(secret.as_str(), "[redacted]");
-    }
-    out
+    redact_all(text, secrets)
+}
+
+#[cfg(feature = "kafka")]
+fn redact_all(text: &str, secrets: &[String]) -> String {
+    connect_state_kafka::redact(text, secrets)
+}
+
+/// Without Kafka support no property is secret, so nothing is registered.
+#[cfg(not(feature = "kafka"))]
+fn redact_all(text: &str, _: &[String]) -> String {
+    text.to_string()
 }
 
 /// Runs a command that writes to stdout and may report findings.

@@ -9,7 +9,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -284,23 +283,20 @@ fn serve_outlives_the_broker_and_reports_a_deleted_topic() {
         return;
     };
     let (topic, _) = filled_config_topic(&bootstrap, 3, 2);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--refresh-ms", "200"])
-        .args(["--bootstrap-servers", &bootstrap, "--config-topic", &topic])
-        .args(["--timeout", "2"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
+    let server = common::Server::spawn(
+        &[
+            "--refresh-ms",
+            "200",
+            "--bootstrap-servers",
+            &bootstrap,
+            "--config-topic",
+            &topic,
+            "--timeout",
+            "2",
+        ],
+        Stdio::piped(),
+    );
+    let base = server.base.clone();
     let names = || -> Vec<String> {
         let body = ureq::get(&format!("{base}/connectors"))
             .call()
@@ -367,10 +363,7 @@ fn serve_outlives_the_broker_and_reports_a_deleted_topic() {
     });
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(names().len(), 4, "the last state is served");
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let out = child.wait_with_output().unwrap();
+    let out = server.stop_output();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("serving the last state read") && stderr.contains("tailing again"),

@@ -19,9 +19,8 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -223,41 +222,12 @@ fn inspect(cluster: &Cluster, group: &str, extra: &[&str]) -> Value {
     serde_json::from_str(&out).unwrap()
 }
 
-/// A running `connect-state serve`; stopped on drop.
-struct Serve {
-    child: Child,
-    base: String,
-}
-
-impl Serve {
-    fn start(cluster: &Cluster, group: &str, extra: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--refresh-ms", "200"])
-            .args(cluster.topic_args(group))
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let base = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("serve did not start: {line:?}"))
-            .to_string();
-        Self { child, base }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `connect-state serve` over the cluster's topics of `group`, tailing every 200 ms.
+fn serve(cluster: &Cluster, group: &str, extra: &[&str]) -> common::Server {
+    let mut args: Vec<String> = vec!["--refresh-ms".into(), "200".into()];
+    args.extend(cluster.topic_args(group));
+    args.extend(extra.iter().map(|a| a.to_string()));
+    common::Server::start(&args)
 }
 
 // ---- comparing answers -------------------------------------------------------------------------
@@ -548,7 +518,7 @@ fn inspect_agrees(java: &str, doc: &Value, connectors: &[(&str, bool)]) -> Resul
 
 /// Both `inspect` and `serve` agree with the Java worker, eventually (the worker's herder and
 /// our readers catch up with the topics at their own pace).
-fn all_agree(step: &str, cluster: &Cluster, serve: &Serve, connectors: &[(&str, bool)]) {
+fn all_agree(step: &str, cluster: &Cluster, serve: &common::Server, connectors: &[(&str, bool)]) {
     let java = &cluster.connect()[0];
     eventually(
         &format!("after {step}: inspect agrees with Java"),
@@ -635,7 +605,7 @@ fn a_connector_lifecycle_reads_the_same_through_inspect_serve_and_java() {
     let (src, sink) = (name("e2e-src"), name("e2e-sink"));
     let (src, sink) = (src.as_str(), sink.as_str());
     let both = [(src, true), (sink, false)];
-    let serve = Serve::start(
+    let serve = serve(
         &cluster,
         "",
         &["--allow-writes", "--topic-tracking-allow-reset", "true"],
@@ -818,7 +788,7 @@ fn our_writes_land_as_java_reads_them() {
     });
 
     // KIP-558 reset through our serve.
-    let serve = Serve::start(
+    let serve = serve(
         &cluster,
         "",
         &["--allow-writes", "--topic-tracking-allow-reset", "true"],

@@ -371,11 +371,10 @@ fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
         b"GET /connectors HTTP/1.1\r\nConnection: close\r\n\r\n",
     ));
     assert_eq!(raw.status, 200);
-    let pid = server.child.id().to_string();
-    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    server.terminate();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let exit = loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
+        if let Some(status) = server.try_wait() {
             break status;
         }
         assert!(
@@ -457,28 +456,8 @@ fn skipped_dump_lines_are_reported_by_every_command() {
     );
 
     // serve reports them before it listens.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--from-dump",
-            &dump,
-            "--skip-bad-lines",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    assert!(line.starts_with("listening on "), "{line}");
-    child.kill().unwrap();
-    let out = child.wait_with_output().unwrap();
+    let server = Server::spawn(&["--from-dump", &dump, "--skip-bad-lines"], Stdio::piped());
+    let out = server.stop_output();
     assert!(
         text(&out.stderr).contains("bad line(s) of"),
         "{}",

@@ -10,8 +10,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The secured listeners and their credentials, from the cluster's `cluster.env`.
@@ -214,32 +213,20 @@ fn exercise(connection: &[String]) {
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(report["findings"].is_array());
     // serve
-    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .arg("serve")
-        .args(["--listen", "127.0.0.1:0"])
-        .args(connection)
-        .args(topics)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
+    let serve_args: Vec<&str> = connection
+        .iter()
+        .map(String::as_str)
+        .chain(topics)
+        .collect();
+    let server = common::Server::start(&serve_args);
+    let base = server.base.clone();
     let body = ureq::get(&format!("{base}/connectors/src/offsets"))
         .call()
         .unwrap()
         .body_mut()
         .read_to_string()
         .unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&body).unwrap(),
         listing

@@ -289,7 +289,7 @@ fn topic_tracking_endpoints_follow_the_worker_settings() {
 
 #[test]
 fn the_demo_cluster_is_served_and_a_reset_is_accepted_with_202() {
-    let server = Server::start(&["--demo".into(), "--allow-writes".into()]);
+    let server = Server::start(&["--demo", "--allow-writes"]);
     let (status, names) = server.get("/connectors");
     assert_eq!(status, 200);
     let names: Vec<String> = serde_json::from_value(names).unwrap();

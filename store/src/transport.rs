@@ -129,6 +129,21 @@ pub enum TransportError {
     },
 }
 
+impl TransportError {
+    /// The same error with its free-text reason (if it has one) passed through `f`, e.g. to
+    /// redact what a client library's message echoes.
+    #[must_use]
+    pub fn map_reason(mut self, f: impl FnOnce(&str) -> String) -> Self {
+        match &mut self {
+            Self::ProduceFailed { reason, .. }
+            | Self::Fetch { reason, .. }
+            | Self::Broker { reason, .. } => *reason = f(reason),
+            Self::UnknownTopic { .. } | Self::UnknownPartition { .. } | Self::Fenced { .. } => {}
+        }
+        self
+    }
+}
+
 /// The operations the generic stores need from a log. Both the in-memory simulator and the
 /// Kafka transport implement it.
 #[async_trait]

@@ -139,35 +139,7 @@ impl KafkaTransport {
     /// `result` with every secret value (see [`crate::is_secret`]) replaced in its error's text:
     /// librdkafka's messages can echo a property's value.
     fn redact<T>(&self, result: Result<T, TransportError>) -> Result<T, TransportError> {
-        result.map_err(|e| match e {
-            TransportError::ProduceFailed {
-                topic,
-                written,
-                total,
-                reason,
-            } => TransportError::ProduceFailed {
-                topic,
-                written,
-                total,
-                reason: self.settings.redact(&reason),
-            },
-            TransportError::Fetch {
-                topic,
-                partition,
-                offset,
-                reason,
-            } => TransportError::Fetch {
-                topic,
-                partition,
-                offset,
-                reason: self.settings.redact(&reason),
-            },
-            TransportError::Broker { topic, reason } => TransportError::Broker {
-                topic,
-                reason: self.settings.redact(&reason),
-            },
-            other => other,
-        })
+        result.map_err(|e| e.map_reason(|reason| self.settings.redact(reason)))
     }
 
     /// The failure that stops every call (a refused login, a failed TLS handshake), if one

@@ -70,20 +70,29 @@ pub(crate) fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// A running server; killed (SIGTERM) on drop.
+/// A running `connect-state serve`; killed on drop.
 pub(crate) struct Server {
-    pub(crate) child: Child,
+    child: Option<Child>,
+    /// `http://127.0.0.1:PORT`.
     pub(crate) base: String,
 }
 
 impl Server {
-    pub(crate) fn start(args: &[String]) -> Self {
+    /// `connect-state serve --listen 127.0.0.1:0 ARGS`, its stderr shown; waits for its
+    /// `listening on` line.
+    pub(crate) fn start<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Self {
+        Self::spawn(args, Stdio::inherit())
+    }
+
+    /// [`Server::start`] with stderr going to `stderr` (piped: read it with
+    /// [`Server::stop_output`]).
+    pub(crate) fn spawn<S: AsRef<std::ffi::OsStr>>(args: &[S], stderr: Stdio) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
             .arg("serve")
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let mut line = String::new();
@@ -93,9 +102,12 @@ impl Server {
         let base = line
             .trim()
             .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .unwrap_or_else(|| panic!("serve did not start: {line:?}"))
             .to_string();
-        Self { child, base }
+        Self {
+            child: Some(child),
+            base,
+        }
     }
 
     /// `(status, config-offset header, body)`.
@@ -133,18 +145,35 @@ impl Server {
         (status, body.unwrap_or(Value::Null))
     }
 
-    pub(crate) fn stop(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
+    /// SIGTERM, then the exit status.
+    pub(crate) fn stop(self) -> std::process::ExitStatus {
+        self.stop_output().status
+    }
+
+    /// SIGTERM, then what the server wrote to a piped stderr and its exit status.
+    pub(crate) fn stop_output(mut self) -> std::process::Output {
+        self.terminate();
+        let child = self.child.take().expect("running");
+        child.wait_with_output().unwrap()
+    }
+
+    /// Sends SIGTERM (the server shuts down gracefully).
+    pub(crate) fn terminate(&self) {
+        let pid = self.child.as_ref().expect("running").id().to_string();
         Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-        let status = self.child.wait().unwrap();
-        std::mem::forget(self);
-        status
+    }
+
+    /// The exit status, if the server has exited.
+    pub(crate) fn try_wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.as_mut().expect("running").try_wait().unwrap()
     }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
