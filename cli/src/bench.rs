@@ -191,7 +191,18 @@ pub struct OffsetsFigures {
     pub offsets_memory_bytes_per_entry: Option<f64>,
     /// Memory per live entry over its raw key and value bytes (goal: at most 2).
     pub offsets_memory_ratio: Option<f64>,
+    /// Seconds per tail record (an update of a live key) applied to the replayed state, with
+    /// no snapshot held (best of five runs of [`TAIL_RECORDS`]).
+    pub tail_record_seconds: f64,
+    /// The same with a snapshot taken after every record and held until the next one, as
+    /// `serve` holds one between refreshes.
+    pub tail_with_snapshot_record_seconds: f64,
+    /// `tail_with_snapshot_record_seconds` over `tail_record_seconds` (goal: at most 3).
+    pub tail_with_snapshot_ratio: f64,
 }
+
+/// Tail records per run of the snapshot measurement.
+pub const TAIL_RECORDS: usize = 20_000;
 
 /// Broker figures (`--bootstrap-servers`); `null` without a broker.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -345,12 +356,15 @@ fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliError> {
     drop(batch);
     log.mark_caught_up();
     let after = memory::rss();
-    let snapshot = log.snapshot();
-    let live = snapshot.len() as u64;
-    let raw: u64 = snapshot
-        .entries()
-        .map(|(k, v)| (k.map_or(0, <[u8]>::len) + v.value().len()) as u64)
-        .sum();
+    let (live, raw) = {
+        // Dropped before the tail runs: a snapshot held there would be copied from.
+        let snapshot = log.snapshot();
+        let raw: u64 = snapshot
+            .entries()
+            .map(|(k, v)| (k.map_or(0, <[u8]>::len) + v.value().len()) as u64)
+            .sum();
+        (snapshot.len() as u64, raw)
+    };
     if records != counts.records || live != counts.live {
         return Err(CliError::Input(format!(
             "the offsets topic replayed to {live} live entries from {records} records, expected \
@@ -359,6 +373,7 @@ fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliError> {
         )));
     }
     let growth = after.zip(base).map(|(a, b)| a.saturating_sub(b));
+    let (tail, tail_with_snapshot) = bench_tail(&mut log, scale, seed);
     Ok(OffsetsFigures {
         offsets_source_partitions: scale.offsets_partitions,
         offsets_records: records,
@@ -368,7 +383,51 @@ fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliError> {
         offsets_memory_bytes: growth,
         offsets_memory_bytes_per_entry: growth.map(|g| ratio(g as f64, live as f64)),
         offsets_memory_ratio: growth.map(|g| ratio(g as f64, raw as f64)),
+        tail_record_seconds: tail,
+        tail_with_snapshot_record_seconds: tail_with_snapshot,
+        tail_with_snapshot_ratio: ratio(tail_with_snapshot, tail),
     })
+}
+
+/// Per-record seconds of tail updates applied to the replayed `log`, without and with a
+/// snapshot held after every record (the best of five alternating runs each). The updates
+/// are the topic's first records again (values of live keys), placed after the partitions'
+/// ends.
+fn bench_tail(log: &mut OffsetLog, scale: &Scale, seed: u64) -> (f64, f64) {
+    let mut updates = synth::offsets_topic(scale, seed).filter(|r| r.value.is_some());
+    let (mut plain, mut held) = (Duration::MAX, Duration::MAX);
+    for _ in 0..5 {
+        for keep_snapshots in [false, true] {
+            let mut tail: Vec<SynthRecord> = updates.by_ref().take(TAIL_RECORDS).collect();
+            let mut next = std::collections::BTreeMap::new();
+            for record in &mut tail {
+                let offset = next
+                    .entry(record.partition)
+                    .or_insert_with(|| log.next_fetch_offset(record.partition));
+                record.offset = *offset;
+                *offset += 1;
+            }
+            let start = Instant::now();
+            let mut snapshot = keep_snapshots.then(|| log.snapshot());
+            for record in &tail {
+                let _ = log.handle_record(record.as_record());
+                while log.poll_event().is_some() {}
+                if keep_snapshots {
+                    snapshot = Some(log.snapshot());
+                }
+            }
+            drop(snapshot);
+            let time = start.elapsed();
+            let best = if keep_snapshots {
+                &mut held
+            } else {
+                &mut plain
+            };
+            *best = (*best).min(time);
+        }
+    }
+    let per_record = |d: Duration| d.as_secs_f64() / TAIL_RECORDS as f64;
+    (per_record(plain), per_record(held))
 }
 
 fn bench_config(scale: &Scale, seed: u64, runs: u32) -> Result<ConfigFigures, CliError> {
@@ -870,6 +929,24 @@ fn render_table(r: &BenchReport) -> String {
             "offsets memory / raw bytes",
             opt(r.offsets.offsets_memory_ratio, "x"),
             "<= 2x",
+        ),
+        row(
+            "offsets tail per record, no snapshot held",
+            format!("{:.2} us", r.offsets.tail_record_seconds * 1e6),
+            "",
+        ),
+        row(
+            "offsets tail per record, a snapshot held after each",
+            format!(
+                "{:.2} us",
+                r.offsets.tail_with_snapshot_record_seconds * 1e6
+            ),
+            "",
+        ),
+        row(
+            "tail with snapshot / without",
+            format!("{:.2}x", r.offsets.tail_with_snapshot_ratio),
+            "<= 3x",
         ),
         row("inspect (broker)", opt(r.broker.inspect_seconds, " s"), ""),
         row(

@@ -22,13 +22,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use alloc::collections::BTreeMap;
 use core::marker::PhantomData;
 
-use serde::de::{Deserialize, DeserializeOwned, Deserializer, MapAccess, Visitor};
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, Visitor};
 use serde::Serialize;
-
-use crate::sync::Arc;
 
 /// The first four bytes of every checkpoint.
 pub const MAGIC: [u8; 4] = *b"CSCK";
@@ -302,39 +299,6 @@ fn decode_bounded<T: DeserializeOwned>(payload: &[u8]) -> Result<(T, usize), Che
         "payload of {len} bytes is larger than any checkpoint this build writes"
     )))
 }
-/// Decodes a shared map in bulk: its entries are collected first and the tree is built from
-/// them in one pass (checkpoints write them sorted), instead of one search per inserted key.
-/// A repeated key keeps its last value, as inserting would. For large tables, as
-/// `#[serde(deserialize_with = "crate::checkpoint::shared_map")]`.
-pub(crate) fn shared_map<'de, D, K, V>(deserializer: D) -> Result<Arc<BTreeMap<K, V>>, D::Error>
-where
-    D: Deserializer<'de>,
-    K: Deserialize<'de> + Ord,
-    V: Deserialize<'de>,
-{
-    struct Entries<K, V>(PhantomData<(K, V)>);
-
-    impl<'de, K: Deserialize<'de>, V: Deserialize<'de>> Visitor<'de> for Entries<K, V> {
-        type Value = Vec<(K, V)>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a map")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            // A claimed length is not trusted beyond a modest first allocation.
-            let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(1 << 16));
-            while let Some(entry) = map.next_entry()? {
-                entries.push(entry);
-            }
-            Ok(entries)
-        }
-    }
-
-    let entries = deserializer.deserialize_map(Entries(PhantomData))?;
-    Ok(Arc::new(entries.into_iter().collect()))
-}
-
 /// Bytes in a checkpoint as one serde byte string: written from a borrowed slice
 /// (`ByteString<&[u8]>`), decoded with one copy into the owner it names (`ByteString<Box<[u8]>>`,
 /// `ByteString<Arc<[u8]>>`).
@@ -359,40 +323,5 @@ impl<'de, T: for<'a> From<&'a [u8]>> Deserialize<'de> for ByteString<T> {
             }
         }
         deserializer.deserialize_bytes(Bytes(PhantomData))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde::ser::SerializeMap;
-
-    /// A map as a writer might have produced it: unsorted, with a repeated key.
-    struct Unsorted;
-
-    impl Serialize for Unsorted {
-        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut map = s.serialize_map(Some(3))?;
-            map.serialize_entry(&2u32, "b")?;
-            map.serialize_entry(&1u32, "a")?;
-            map.serialize_entry(&2u32, "c")?;
-            map.end()
-        }
-    }
-
-    #[derive(serde::Deserialize)]
-    struct Holder {
-        #[serde(deserialize_with = "shared_map")]
-        map: Arc<BTreeMap<u32, String>>,
-    }
-
-    #[test]
-    fn bulk_maps_sort_and_keep_the_last_value_of_a_repeated_key() {
-        let bytes =
-            bincode::serde::encode_to_vec((Unsorted,), bincode::config::standard()).unwrap();
-        let (holder, _): (Holder, usize) =
-            bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).unwrap();
-        let expected: BTreeMap<u32, String> = [(1, "a".into()), (2, "c".into())].into();
-        assert_eq!(*holder.map, expected);
     }
 }

@@ -68,6 +68,7 @@ pub(crate) mod java;
 pub mod json;
 pub mod machine;
 pub mod offsets;
+pub mod persistent;
 mod position;
 mod record;
 pub mod skips;

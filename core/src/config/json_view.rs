@@ -100,7 +100,7 @@ impl Serialize for SnapshotJson<'_> {
             "target_states",
             &MapOf(|| t.target_states.iter().map(|(c, s)| (c, s.as_str()))),
         )?;
-        st.serialize_field("connector_task_counts", &*t.connector_task_counts)?;
+        st.serialize_field("connector_task_counts", &t.connector_task_counts)?;
         st.serialize_field(
             "tasks",
             &MapOf(|| {
@@ -130,10 +130,10 @@ impl Serialize for SnapshotJson<'_> {
                     .map(|(c, p)| (c, PropsJson(p)))
             }),
         )?;
-        st.serialize_field("task_count_records", &*t.task_count_records)?;
-        st.serialize_field("task_config_generations", &*t.generations)?;
-        st.serialize_field("pending_fencing", &*t.pending_fencing)?;
-        st.serialize_field("inconsistent", &*t.inconsistent)?;
+        st.serialize_field("task_count_records", &t.task_count_records)?;
+        st.serialize_field("task_config_generations", &t.generations)?;
+        st.serialize_field("pending_fencing", &t.pending_fencing)?;
+        st.serialize_field("inconsistent", &t.inconsistent)?;
         st.end()
     }
 }

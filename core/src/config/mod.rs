@@ -35,6 +35,7 @@ pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
 use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::persistent::PMap;
 use crate::position::{Position, Positions};
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
@@ -188,18 +189,10 @@ impl ConfigLog {
     /// Java's connector removal (spec §3.2), shared with the commit guard of §3.4 step 1.
     fn remove_connector(&mut self, c: &str) {
         let t = &mut self.state.tables;
-        if t.connector_configs.contains_key(c) {
-            Arc::make_mut(&mut t.connector_configs).remove(c);
-        }
-        if t.connector_task_counts.contains_key(c) {
-            Arc::make_mut(&mut t.connector_task_counts).remove(c);
-        }
-        if t.task_configs.contains_key(c) {
-            Arc::make_mut(&mut t.task_configs).remove(c);
-        }
-        if t.applied_connector_configs.contains_key(c) {
-            Arc::make_mut(&mut t.applied_connector_configs).remove(c);
-        }
+        t.connector_configs.remove(c);
+        t.connector_task_counts.remove(c);
+        t.task_configs.remove(c);
+        t.applied_connector_configs.remove(c);
         self.state.deferred.remove(c);
     }
 
@@ -213,9 +206,9 @@ impl ConfigLog {
         }
         let props = values::properties(body)?;
         let t = &mut self.state.tables;
-        Arc::make_mut(&mut t.connector_configs).insert(c.into(), props);
+        t.connector_configs.insert(c.into(), props);
         if !t.target_states.contains_key(c) {
-            Arc::make_mut(&mut t.target_states).insert(c.into(), TargetState::Started);
+            t.target_states.insert(c.into(), TargetState::Started);
         }
         self.emit(ConfigEvent::ConnectorConfigUpdated {
             connector: c.into(),
@@ -267,42 +260,28 @@ impl ConfigLog {
             // Step 7: apply everything buffered, indices beyond the count included.
             if let Some(entries) = buffered {
                 if !entries.is_empty() {
-                    let tasks = Arc::make_mut(&mut t.task_configs);
-                    if !tasks.contains_key(c) {
-                        tasks.insert(c.into(), BTreeMap::new());
-                    }
-                    if let Some(applied) = tasks.get_mut(c) {
-                        for (task, props) in entries {
-                            applied.insert(*task, props.clone());
-                            applied_ids.push(*task);
-                        }
+                    let applied = t.task_configs.get_or_insert_with(c.into(), PMap::new);
+                    for (task, props) in entries {
+                        applied.insert(*task, props.clone());
+                        applied_ids.push(*task);
                     }
                 }
-                let generations = Arc::make_mut(&mut t.generations);
-                match generations.get_mut(c) {
+                match t.generations.get_mut(c) {
                     Some(generation) => *generation = generation.wrapping_add(1),
                     None => {
-                        generations.insert(c.into(), 0);
+                        t.generations.insert(c.into(), 0);
                     }
                 }
             }
-            if t.inconsistent.contains(c) {
-                Arc::make_mut(&mut t.inconsistent).remove(c);
-            }
+            t.inconsistent.remove(c);
             if let Some(config) = t.connector_configs.get(c).cloned() {
-                let applied = Arc::make_mut(&mut t.applied_connector_configs);
-                match applied.get_mut(c) {
-                    Some(slot) => *slot = config,
-                    None => {
-                        applied.insert(c.into(), config);
-                    }
-                }
+                t.applied_connector_configs.insert(c.into(), config);
             }
             self.state.diagnostics.inconsistencies.remove(c);
         } else {
             // Step 6: flag it and apply nothing.
             if !t.inconsistent.contains(c) {
-                Arc::make_mut(&mut t.inconsistent).insert(c.into());
+                t.inconsistent.insert(c.into());
             }
             let (missing_tasks, missing_count) = missing(buffered, count);
             self.state.diagnostics.inconsistencies.insert(
@@ -321,15 +300,9 @@ impl ConfigLog {
         }
         // Steps 9 and 10: the count is stored even when inconsistent, and fencing is pending.
         let t = &mut self.state.tables;
-        let counts = Arc::make_mut(&mut t.connector_task_counts);
-        match counts.get_mut(c) {
-            Some(slot) => *slot = count,
-            None => {
-                counts.insert(c.into(), count);
-            }
-        }
+        t.connector_task_counts.insert(c.into(), count);
         if !t.pending_fencing.contains(c) {
-            Arc::make_mut(&mut t.pending_fencing).insert(c.into());
+            t.pending_fencing.insert(c.into());
         }
         // Step 11.
         self.emit(ConfigEvent::TaskConfigsUpdated {
@@ -342,15 +315,14 @@ impl ConfigLog {
     fn on_target_state(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
         let t = &mut self.state.tables;
         if body.is_none() {
-            let states = Arc::make_mut(&mut t.target_states);
-            states.remove(c);
+            t.target_states.remove(c);
             if t.connector_configs.contains_key(c) {
-                states.insert(c.into(), TargetState::Started);
+                t.target_states.insert(c.into(), TargetState::Started);
             }
             return Ok(());
         }
         let state = values::target_state(values::object(body)?)?;
-        let previous = Arc::make_mut(&mut t.target_states).insert(c.into(), state);
+        let previous = t.target_states.insert(c.into(), state);
         if previous != Some(state) && t.connector_configs.contains_key(c) {
             self.emit(ConfigEvent::TargetStateChanged {
                 connector: c.into(),
@@ -374,10 +346,8 @@ impl ConfigLog {
     fn on_tasks_fencing(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
         let count = values::count(values::object(body)?, "task-count")?;
         let t = &mut self.state.tables;
-        Arc::make_mut(&mut t.task_count_records).insert(c.into(), count);
-        if t.pending_fencing.contains(c) {
-            Arc::make_mut(&mut t.pending_fencing).remove(c);
-        }
+        t.task_count_records.insert(c.into(), count);
+        t.pending_fencing.remove(c);
         Ok(())
     }
 

@@ -1,12 +1,12 @@
 //! The config snapshot: everything Java's `ClusterConfigState` exposes (spec §5).
 
-use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 
 use serde::{Deserialize, Serialize};
 
 use super::properties::Properties;
 use super::types::{SessionKey, TargetState, TaskId};
+use crate::persistent::{PMap, PSet};
 use crate::sync::Arc;
 
 /// The most task ids a view of a snapshot lists for one connector (the JSON contract, the
@@ -59,33 +59,33 @@ impl core::iter::FusedIterator for TaskIds<'_> {}
 
 /// Applied task configs by connector, then task number (Java's `taskConfigs`, keyed by
 /// `ConnectorTaskId`): a commit finds its connector once, not once per task.
-pub(crate) type TaskConfigs = BTreeMap<String, BTreeMap<i32, Properties>>;
+pub(crate) type TaskConfigs = PMap<String, PMap<i32, Properties>>;
 
-/// The store's collections (spec §3.0 without the deferred buffer), each behind an `Arc` so a
-/// snapshot shares them and the machine copies one only when it next changes it.
+/// The store's collections (spec §3.0 without the deferred buffer), each a persistent map, so
+/// a snapshot shares them and a later change copies only the path to what it changes.
 pub(crate) type Tables = TablesOf<Properties>;
 
 /// [`Tables`] with applied connector configs of type `V`: `Properties` in memory, and in
 /// checkpoints `Option<Properties>`, `None` standing for the connector's current config (the
 /// usual case), so that each configuration is written, decoded and held once (see
-/// [`applied_by_reference`]). Large maps are decoded in bulk.
+/// [`applied_by_reference`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(bound(serialize = "V: Serialize", deserialize = "V: Deserialize<'de>"))]
+#[serde(bound(
+    serialize = "V: Serialize",
+    deserialize = "V: Deserialize<'de> + Clone"
+))]
 pub(crate) struct TablesOf<V> {
     pub(crate) offset: i64,
     pub(crate) session_key: Option<Arc<SessionKey>>,
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    pub(crate) connector_configs: Arc<BTreeMap<String, Properties>>,
-    pub(crate) connector_task_counts: Arc<BTreeMap<String, i32>>,
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    pub(crate) task_configs: Arc<TaskConfigs>,
-    pub(crate) target_states: Arc<BTreeMap<String, TargetState>>,
-    pub(crate) task_count_records: Arc<BTreeMap<String, i32>>,
-    pub(crate) generations: Arc<BTreeMap<String, i32>>,
-    #[serde(deserialize_with = "crate::checkpoint::shared_map")]
-    pub(crate) applied_connector_configs: Arc<BTreeMap<String, V>>,
-    pub(crate) pending_fencing: Arc<BTreeSet<String>>,
-    pub(crate) inconsistent: Arc<BTreeSet<String>>,
+    pub(crate) connector_configs: PMap<String, Properties>,
+    pub(crate) connector_task_counts: PMap<String, i32>,
+    pub(crate) task_configs: TaskConfigs,
+    pub(crate) target_states: PMap<String, TargetState>,
+    pub(crate) task_count_records: PMap<String, i32>,
+    pub(crate) generations: PMap<String, i32>,
+    pub(crate) applied_connector_configs: PMap<String, V>,
+    pub(crate) pending_fencing: PSet<String>,
+    pub(crate) inconsistent: PSet<String>,
 }
 
 impl<V> TablesOf<V> {
@@ -93,7 +93,7 @@ impl<V> TablesOf<V> {
     /// these applied ones.
     fn with_applied<W>(
         self,
-        convert: impl FnOnce(&BTreeMap<String, Properties>, &BTreeMap<String, V>) -> BTreeMap<String, W>,
+        convert: impl FnOnce(&PMap<String, Properties>, &PMap<String, V>) -> PMap<String, W>,
     ) -> TablesOf<W> {
         let applied = convert(&self.connector_configs, &self.applied_connector_configs);
         TablesOf {
@@ -105,7 +105,7 @@ impl<V> TablesOf<V> {
             target_states: self.target_states,
             task_count_records: self.task_count_records,
             generations: self.generations,
-            applied_connector_configs: Arc::new(applied),
+            applied_connector_configs: applied,
             pending_fencing: self.pending_fencing,
             inconsistent: self.inconsistent,
         }
@@ -151,15 +151,15 @@ impl<V> Default for TablesOf<V> {
         Self {
             offset: NO_OFFSET,
             session_key: None,
-            connector_configs: Arc::default(),
-            connector_task_counts: Arc::default(),
-            task_configs: Arc::default(),
-            target_states: Arc::default(),
-            task_count_records: Arc::default(),
-            generations: Arc::default(),
-            applied_connector_configs: Arc::default(),
-            pending_fencing: Arc::default(),
-            inconsistent: Arc::default(),
+            connector_configs: PMap::new(),
+            connector_task_counts: PMap::new(),
+            task_configs: PMap::new(),
+            target_states: PMap::new(),
+            task_count_records: PMap::new(),
+            generations: PMap::new(),
+            applied_connector_configs: PMap::new(),
+            pending_fencing: PSet::new(),
+            inconsistent: PSet::new(),
         }
     }
 }

@@ -10,8 +10,7 @@
 //! is tracked (the key that added it stays live until a tombstone for that content removes the
 //! partition from the set too).
 
-use alloc::boxed::Box;
-use alloc::collections::BTreeSet;
+use crate::sync::Arc;
 use alloc::vec::Vec;
 use core::borrow::Borrow;
 use core::cmp::Ordering;
@@ -21,6 +20,7 @@ use core::ops::Bound;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::ByteString;
+use crate::persistent::PSet;
 
 /// The longest key the storage holds: Kafka's own limit (a key length is an `int32`).
 pub(crate) const MAX_KEY_LEN: usize = i32::MAX as usize;
@@ -36,7 +36,11 @@ pub struct StoredOffset {
     key_len: u32,
     offset: i64,
     /// The slot hash (big-endian, so byte order is hash order), the key bytes, the value bytes.
-    bytes: Box<[u8]>,
+    /// Reference-counted: a write after a snapshot copies the tree nodes on its path, and each
+    /// entry of a copied node is then a count, not a copy of its bytes (the bench's
+    /// `tail_with_snapshot_ratio` went from 3.7x with a `Box` to 2.2x, for 16 bytes more per
+    /// entry: `offsets_memory_ratio` 1.72x to 1.89x).
+    bytes: Arc<[u8]>,
 }
 
 impl StoredOffset {
@@ -44,15 +48,14 @@ impl StoredOffset {
         let key_len = u32::try_from(key.len())
             .ok()
             .filter(|len| len & TRACKED == 0)?;
-        let mut bytes = Vec::with_capacity(HASH_LEN + key.len() + value.len());
-        bytes.extend_from_slice(&hash.to_be_bytes());
-        bytes.extend_from_slice(key);
-        bytes.extend_from_slice(value);
+        let hash = hash.to_be_bytes();
+        // An iterator of known length: collected straight into one allocation.
+        let bytes = hash.iter().chain(key).chain(value).copied().collect();
         Some(Self {
             partition,
             key_len,
             offset,
-            bytes: bytes.into_boxed_slice(),
+            bytes,
         })
     }
 
@@ -93,6 +96,15 @@ impl StoredOffset {
 
     fn slot_end(&self) -> usize {
         HASH_LEN + (self.key_len & !TRACKED) as usize
+    }
+
+    /// The slot hash.
+    fn hash(&self) -> u64 {
+        let mut hash = [0; HASH_LEN];
+        if let Some(bytes) = self.bytes.get(..HASH_LEN) {
+            hash.copy_from_slice(bytes);
+        }
+        u64::from_be_bytes(hash)
     }
 
     /// The slot hash and key: what the set orders by.
@@ -155,7 +167,7 @@ fn slot_of(hash: u64, key: &[u8]) -> Vec<u8> {
 #[derive(Clone, Default)]
 pub(crate) struct LiveKeys {
     null_key: Option<StoredOffset>,
-    keyed: BTreeSet<BySlot>,
+    keyed: PSet<BySlot>,
 }
 
 impl LiveKeys {
@@ -177,17 +189,31 @@ impl LiveKeys {
         partition: i32,
         offset: i64,
     ) {
-        let tracked = self.get(key, hash).is_some_and(StoredOffset::is_tracked);
-        let Some(mut record) =
+        let Some(record) =
             StoredOffset::new(hash, key.unwrap_or_default(), value, partition, offset)
         else {
             return;
         };
-        record.set_tracked(tracked);
+        let replace = |stored: &mut StoredOffset, mut record: StoredOffset| {
+            record.set_tracked(stored.is_tracked());
+            *stored = record;
+        };
         match key {
-            None => self.null_key = Some(record),
-            Some(_) => {
-                self.keyed.replace(BySlot(record));
+            None => match &mut self.null_key {
+                Some(stored) => replace(stored, record),
+                None => self.null_key = Some(record),
+            },
+            Some(key) => {
+                let slot = slot_of(hash, key);
+                let mut record = Some(record);
+                let updated = self.keyed.update(&slot[..], |stored| {
+                    if let Some(record) = record.take() {
+                        replace(&mut stored.0, record);
+                    }
+                });
+                if let (false, Some(record)) = (updated, record) {
+                    self.keyed.insert(BySlot(record));
+                }
             }
         }
     }
@@ -202,12 +228,12 @@ impl LiveKeys {
         }
     }
 
-    /// Sets or clears the tracked flag of a live `key`.
+    /// Sets or clears the tracked flag of a live `key` (in place: the flag is not part of the
+    /// slot the set orders by).
     pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
-        if let Some(BySlot(mut record)) = self.keyed.take(&slot_of(hash, key)[..]) {
-            record.set_tracked(tracked);
-            self.keyed.insert(BySlot(record));
-        }
+        self.keyed.update(&slot_of(hash, key)[..], |stored| {
+            stored.0.set_tracked(tracked)
+        });
     }
 
     /// The keyed records whose slot hash is `hash`.
@@ -225,14 +251,10 @@ impl LiveKeys {
     /// Keyed records with a slot hash from `start` up to `end` (excluded; `None`: no end).
     fn hash_range(&self, start: u64, end: Option<u64>) -> impl Iterator<Item = &StoredOffset> {
         let start = start.to_be_bytes();
-        let end = end.map(u64::to_be_bytes);
-        let upper = match &end {
-            Some(end) => Bound::Excluded(&end[..]),
-            None => Bound::Unbounded,
-        };
         self.keyed
-            .range::<[u8], _>((Bound::Included(&start[..]), upper))
+            .range::<[u8], _>((Bound::Included(&start[..]), Bound::Unbounded))
             .map(|e| &e.0)
+            .take_while(move |record| end.is_none_or(|end| record.hash() < end))
     }
 
     /// Every live key and its record, the null key first, then by key bytes. Sorts: O(n log n).
@@ -253,7 +275,11 @@ impl PartialEq for LiveKeys {
     fn eq(&self, other: &Self) -> bool {
         self.null_key == other.null_key
             && self.keyed.len() == other.keyed.len()
-            && self.keyed.iter().zip(&other.keyed).all(|(a, b)| a.0 == b.0)
+            && self
+                .keyed
+                .iter()
+                .zip(other.keyed.iter())
+                .all(|(a, b)| a.0 == b.0)
     }
 }
 
@@ -296,7 +322,7 @@ impl<'de> Deserialize<'de> for LiveKeys {
     /// them.)
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let wires = Vec::<Wire<ByteString<Box<[u8]>>>>::deserialize(deserializer)?;
+        let wires = Vec::<Wire<ByteString<Arc<[u8]>>>>::deserialize(deserializer)?;
         let mut live = Self::default();
         let mut keyed = Vec::with_capacity(wires.len());
         for wire in wires {

@@ -30,6 +30,7 @@ pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError};
 
 use crate::checkpoint::{self, CheckpointError, TopicKind};
 use crate::json::{self, JsonObject, JsonValue};
+use crate::persistent::PSet;
 use crate::position::{Position, Positions};
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
@@ -101,9 +102,9 @@ fn names_in_order<'a>(partition: &'a JsonObject, order: &'a [String]) -> Vec<&'a
 struct Tables {
     /// Raw key bytes (`None`: a record without key) to the latest value; the tracked flags
     /// hold the connectors' partition sets (see [`live`]).
-    data: Arc<LiveKeys>,
+    data: LiveKeys,
     /// Connectors that have (or had) tracked partitions: Java's `connectorPartitions` keys.
-    connectors: Arc<BTreeSet<String>>,
+    connectors: PSet<String>,
 }
 
 /// What handling an offsets record did. Every record is applied (the data map is updated byte
@@ -227,10 +228,10 @@ impl OffsetLog {
         };
         if let Some(key) = &partition {
             if !self.state.tables.connectors.contains(&key.connector) {
-                Arc::make_mut(&mut self.state.tables.connectors).insert(key.connector.clone());
+                self.state.tables.connectors.insert(key.connector.clone());
             }
         }
-        let data = Arc::make_mut(&mut self.state.tables.data);
+        let data = &mut self.state.tables.data;
         match record.value {
             Some(value) => {
                 data.upsert(record.key, slot, value, record.partition, record.offset);

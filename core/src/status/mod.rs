@@ -244,7 +244,10 @@ impl StatusLog {
         };
         let status = Arc::new(values::status(bytes)?);
         // No staleness check for connectors: the last record read wins (spec §3.2).
-        Arc::make_mut(&mut self.state.tables.connectors).insert(c.into(), status.clone());
+        self.state
+            .tables
+            .connectors
+            .insert(c.into(), status.clone());
         self.emit(StatusEvent::ConnectorStatusChanged {
             connector: c.into(),
             status,
@@ -256,14 +259,8 @@ impl StatusLog {
     /// marked deleted); topic statuses stay (spec §3.5).
     fn remove_connector(&mut self, c: &str) {
         let t = &mut self.state.tables;
-        if t.connectors.contains_key(c) {
-            Arc::make_mut(&mut t.connectors).remove(c);
-        }
-        let row = if t.tasks.contains_key(c) {
-            Arc::make_mut(&mut t.tasks).remove(c)
-        } else {
-            None
-        };
+        t.connectors.remove(c);
+        let row = t.tasks.remove(c);
         self.book.connectors.remove(c);
         self.book.tasks.remove(c);
         for task in row.iter().flat_map(|row| row.keys()) {
@@ -291,8 +288,8 @@ impl StatusLog {
             return Err(StatusSkip::StaleUnassigned);
         }
         let status = Arc::new(status);
-        let row: &mut Arc<TaskRow> = Arc::make_mut(&mut t.tasks).entry(c.clone()).or_default();
-        Arc::make_mut(row).insert(task, status.clone());
+        let row = t.tasks.get_or_insert_with(c.clone(), TaskRow::new);
+        row.insert(task, status.clone());
         self.emit(StatusEvent::TaskStatusChanged {
             id: TaskId::new(c, task),
             status,
@@ -305,11 +302,10 @@ impl StatusLog {
     fn remove_task(&mut self, c: &str, task: i32) {
         let t = &mut self.state.tables;
         if t.tasks.get(c).is_some_and(|row| row.contains_key(&task)) {
-            let tasks = Arc::make_mut(&mut t.tasks);
-            if let Some(row) = tasks.get_mut(c) {
-                Arc::make_mut(row).remove(&task);
+            if let Some(row) = t.tasks.get_mut(c) {
+                row.remove(&task);
                 if row.is_empty() {
-                    tasks.remove(c);
+                    t.tasks.remove(c);
                 }
             }
         }
@@ -334,8 +330,8 @@ impl StatusLog {
                 .get(connector)
                 .is_some_and(|row| row.contains_key(topic))
             {
-                if let Some(row) = Arc::make_mut(&mut t.topics).get_mut(connector) {
-                    Arc::make_mut(row).remove(topic);
+                if let Some(row) = t.topics.get_mut(connector) {
+                    row.remove(topic);
                 }
             }
             self.emit(StatusEvent::TopicRemoved {
@@ -345,10 +341,8 @@ impl StatusLog {
             return Ok(());
         };
         let status = Arc::new(values::topic_status(bytes)?);
-        let row: &mut Arc<TopicRow> = Arc::make_mut(&mut t.topics)
-            .entry(connector.into())
-            .or_default();
-        Arc::make_mut(row).insert(topic.into(), status);
+        let row = t.topics.get_or_insert_with(connector.into(), TopicRow::new);
+        row.insert(topic.into(), status);
         self.emit(StatusEvent::TopicActive {
             connector: connector.into(),
             topic: topic.into(),

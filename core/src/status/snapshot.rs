@@ -1,31 +1,31 @@
 //! The status snapshot: everything Java's `KafkaStatusBackingStore` caches from the topic
 //! (spec §3.1), without the write-side bookkeeping.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 
 use serde::{Deserialize, Serialize};
 
 use super::types::{Status, TopicStatus};
+use crate::persistent::PMap;
 use crate::sync::Arc;
 
 /// The task statuses of one connector, by task number. Never empty in the tables: Java removes a
 /// row when its last cell goes.
-pub(crate) type TaskRow = BTreeMap<i32, Arc<Status>>;
+pub(crate) type TaskRow = PMap<i32, Arc<Status>>;
 /// The topic statuses of one connector, by the topic of the key. May be empty: Java keeps the
 /// inner map after its last topic is tombstoned (spec §3.5).
-pub(crate) type TopicRow = BTreeMap<String, Arc<TopicStatus>>;
+pub(crate) type TopicRow = PMap<String, Arc<TopicStatus>>;
 
-/// The store's read-back caches, each behind an `Arc` so a snapshot shares them and the machine
-/// copies one only when it next changes it. Rows are `Arc`s too, so a change copies one row.
+/// The store's read-back caches, persistent maps (rows too), so a snapshot shares them and a
+/// later change copies only the path to what it changes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Tables {
     /// Non-null connector statuses (Java's `connectors` map, values only).
-    pub(crate) connectors: Arc<BTreeMap<String, Arc<Status>>>,
+    pub(crate) connectors: PMap<String, Arc<Status>>,
     /// Non-null task statuses (Java's `tasks` table, values only).
-    pub(crate) tasks: Arc<BTreeMap<String, Arc<TaskRow>>>,
+    pub(crate) tasks: PMap<String, TaskRow>,
     /// Java's `topics` map.
-    pub(crate) topics: Arc<BTreeMap<String, Arc<TopicRow>>>,
+    pub(crate) topics: PMap<String, TopicRow>,
 }
 
 /// An immutable view of the status topic as read back: Java's `get(c)`, `get(id)`, `getAll(c)`,

@@ -1,0 +1,349 @@
+//! The B-tree nodes of [`PMap`](super::PMap) and the algorithms that keep them balanced.
+//!
+//! Invariants (checked by `check` in the tests): every leaf is at the same depth; a node holds
+//! at most [`MAX_ENTRIES`] entries, and at least [`MIN_ENTRIES`] unless it is the root; an
+//! internal node has one child more than it has entries; entries are ascending, and the entries
+//! of child `i` lie between entries `i - 1` and `i`.
+//!
+//! Every change takes `&mut Node`: the caller has made the node unique with `Arc::make_mut`,
+//! and each child the change descends into is made unique the same way, so a write copies only
+//! the shared nodes on its path.
+
+use core::borrow::Borrow;
+use core::cmp::Ordering;
+
+use alloc::vec::Vec;
+use arrayvec::ArrayVec;
+
+use super::{MAX_ENTRIES, MIN_ENTRIES};
+use crate::sync::Arc;
+
+/// A node's entries, held in the node itself (one pointer to follow per level, as in `std`'s
+/// `BTreeMap`), with room for the one extra entry an insert adds before the node splits.
+pub(super) type Entries<K, V> = ArrayVec<(K, V), { MAX_ENTRIES + 1 }>;
+
+/// One node: its entries and, unless it is a leaf, one child more.
+#[derive(Clone)]
+pub(super) struct Node<K, V> {
+    pub(super) entries: Entries<K, V>,
+    pub(super) children: Vec<Arc<Self>>,
+}
+
+/// What a node that overflowed hands its parent: the median entry and the new right sibling.
+type Split<K, V> = ((K, V), Arc<Node<K, V>>);
+
+impl<K, V> Node<K, V> {
+    pub(super) const fn empty() -> Self {
+        Self {
+            entries: ArrayVec::new_const(),
+            children: Vec::new(),
+        }
+    }
+
+    pub(super) fn leaf(key: K, value: V) -> Self {
+        let mut entries = Entries::new();
+        entries.push((key, value));
+        Self {
+            entries,
+            children: Vec::new(),
+        }
+    }
+
+    /// A new root over the two halves of a split.
+    pub(super) fn parent(left: Self, median: (K, V), right: Arc<Self>) -> Self {
+        let mut entries = Entries::new();
+        entries.push(median);
+        let mut children = Vec::with_capacity(5);
+        children.push(Arc::new(left));
+        children.push(right);
+        Self { entries, children }
+    }
+
+    pub(super) fn is_leaf(&self) -> bool {
+        self.children.is_empty()
+    }
+
+    /// Where `key` is (`Ok`) or would go (`Err`: also the child to descend into).
+    ///
+    /// A linear scan, as in `std`'s `BTreeMap`: over at most [`MAX_ENTRIES`] entries it reads
+    /// the node front to back, which the processor prefetches, where a binary search jumps
+    /// between its cache lines (measured: the scan made the offsets replay faster).
+    pub(super) fn search<Q>(&self, key: &Q) -> Result<usize, usize>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        for (i, (k, _)) in self.entries.iter().enumerate() {
+            match key.cmp(k.borrow()) {
+                Ordering::Greater => {}
+                Ordering::Equal => return Ok(i),
+                Ordering::Less => return Err(i),
+            }
+        }
+        Err(self.entries.len())
+    }
+}
+
+/// Grows a node's `children` towards one past the most a node has in few steps (4, 8, 13), so
+/// a node never holds much more room than a full one needs.
+fn reserve_one<T>(children: &mut Vec<T>) {
+    if children.len() == children.capacity() {
+        let target = (children.capacity() * 2).clamp(4, MAX_ENTRIES + 2);
+        children.reserve_exact(target.saturating_sub(children.len()).max(1));
+    }
+}
+
+impl<K: Ord + Clone, V: Clone> Node<K, V> {
+    /// Inserts into this subtree; returns the replaced value and, when this node overflowed,
+    /// the split its parent must take in.
+    pub(super) fn insert(&mut self, key: K, value: V) -> (Option<V>, Option<Split<K, V>>) {
+        let index = match self.search(&key) {
+            Ok(i) => {
+                let old = core::mem::replace(&mut self.entries[i], (key, value));
+                return (Some(old.1), None);
+            }
+            Err(i) => i,
+        };
+        if self.is_leaf() {
+            self.entries.insert(index, (key, value));
+        } else {
+            let child = Arc::make_mut(&mut self.children[index]);
+            let (old, split) = child.insert(key, value);
+            let Some((median, right)) = split else {
+                return (old, None);
+            };
+            reserve_one(&mut self.children);
+            self.entries.insert(index, median);
+            self.children.insert(index + 1, right);
+        }
+        if self.entries.len() <= MAX_ENTRIES {
+            return (None, None);
+        }
+        (None, Some(self.split()))
+    }
+
+    /// Splits an overflowing node (`MAX_ENTRIES + 1` entries) into itself and a right sibling
+    /// around the median.
+    fn split(&mut self) -> Split<K, V> {
+        let right_entries: Entries<K, V> = self.entries.drain(MIN_ENTRIES + 1..).collect();
+        let right_children = if self.is_leaf() {
+            Vec::new()
+        } else {
+            self.children.split_off(MIN_ENTRIES + 1)
+        };
+        // `split_off` left `MIN_ENTRIES + 1` entries here: the last one is the median.
+        let median = match self.entries.pop() {
+            Some(median) => median,
+            None => unreachable!("a split node keeps its median"),
+        };
+        let right = Self {
+            entries: right_entries,
+            children: right_children,
+        };
+        (median, Arc::new(right))
+    }
+
+    /// Removes `key` from this subtree (the caller checked that it is there). Children left
+    /// with too few entries are refilled; this node may be left with too few for its parent to
+    /// fix.
+    pub(super) fn remove<Q>(&mut self, key: &Q) -> Option<(K, V)>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        match self.search(key) {
+            Ok(i) if self.is_leaf() => Some(self.entries.remove(i)),
+            Ok(i) => {
+                // Replace the entry by its predecessor, the last entry of the left subtree.
+                let predecessor = Arc::make_mut(&mut self.children[i]).pop_last()?;
+                let removed = core::mem::replace(&mut self.entries[i], predecessor);
+                self.refill(i);
+                Some(removed)
+            }
+            Err(_) if self.is_leaf() => None,
+            Err(i) => {
+                let removed = Arc::make_mut(&mut self.children[i]).remove(key);
+                self.refill(i);
+                removed
+            }
+        }
+    }
+
+    /// Removes the last entry of this subtree.
+    fn pop_last(&mut self) -> Option<(K, V)> {
+        if self.is_leaf() {
+            return self.entries.pop();
+        }
+        let last = self.children.len() - 1;
+        let popped = Arc::make_mut(&mut self.children[last]).pop_last();
+        self.refill(last);
+        popped
+    }
+
+    /// Gives child `i` at least [`MIN_ENTRIES`] again after a removal: by rotating an entry
+    /// through this node from a sibling that can spare one, or by merging it with a sibling.
+    fn refill(&mut self, i: usize) {
+        if self.children[i].entries.len() >= MIN_ENTRIES {
+            return;
+        }
+        if i > 0 && self.children[i - 1].entries.len() > MIN_ENTRIES {
+            self.rotate_right(i - 1);
+        } else if i + 1 < self.children.len() && self.children[i + 1].entries.len() > MIN_ENTRIES {
+            self.rotate_left(i);
+        } else if i > 0 {
+            self.merge(i - 1);
+        } else if self.children.len() > 1 {
+            self.merge(i);
+        }
+    }
+
+    /// Moves the last entry of child `i` up to entry `i` and entry `i` down to the front of
+    /// child `i + 1` (with child `i`'s last child).
+    fn rotate_right(&mut self, i: usize) {
+        let (left, right) = self.children.split_at_mut(i + 1);
+        let left = Arc::make_mut(&mut left[i]);
+        let right = Arc::make_mut(&mut right[0]);
+        let (Some(up), moved_child) = (left.entries.pop(), left.children.pop()) else {
+            return;
+        };
+        let down = core::mem::replace(&mut self.entries[i], up);
+        right.entries.insert(0, down);
+        if let Some(child) = moved_child {
+            reserve_one(&mut right.children);
+            right.children.insert(0, child);
+        }
+    }
+
+    /// Moves the first entry of child `i + 1` up to entry `i` and entry `i` down to the end of
+    /// child `i` (with child `i + 1`'s first child).
+    fn rotate_left(&mut self, i: usize) {
+        let (left, right) = self.children.split_at_mut(i + 1);
+        let left = Arc::make_mut(&mut left[i]);
+        let right = Arc::make_mut(&mut right[0]);
+        if right.entries.is_empty() {
+            return;
+        }
+        let up = right.entries.remove(0);
+        let down = core::mem::replace(&mut self.entries[i], up);
+        left.entries.push(down);
+        if !right.children.is_empty() {
+            reserve_one(&mut left.children);
+            left.children.push(right.children.remove(0));
+        }
+    }
+
+    /// Merges child `i + 1` and entry `i` into child `i`.
+    fn merge(&mut self, i: usize) {
+        let right = Arc::unwrap_or_clone(self.children.remove(i + 1));
+        let separator = self.entries.remove(i);
+        let left = Arc::make_mut(&mut self.children[i]);
+        left.entries.push(separator);
+        left.entries.extend(right.entries);
+        left.children.extend(right.children);
+    }
+
+    /// A balanced tree of sorted, repeat-free `entries` (at least one), every node as full as
+    /// the count allows.
+    pub(super) fn build(entries: Vec<(K, V)>) -> Self {
+        let mut height = 0;
+        while capacity(height) < entries.len() {
+            height += 1;
+        }
+        let mut entries = entries.into_iter();
+        let len = entries.len();
+        Self::build_level(&mut entries, len, height)
+    }
+
+    /// A subtree of height `height` (0: a leaf) over the next `len` entries.
+    ///
+    /// `len` fits (`capacity(height)` at most) and, below the root, is more than half of
+    /// `capacity(height)`: so the children, each given an even share of what is left after the
+    /// separators, get at least [`MIN_ENTRIES`] and more than half of their own capacity.
+    fn build_level(entries: &mut impl Iterator<Item = (K, V)>, len: usize, height: u32) -> Self {
+        if height == 0 {
+            return Self {
+                entries: entries.take(len).collect(),
+                children: Vec::new(),
+            };
+        }
+        let child_capacity = capacity(height - 1);
+        let children_count = (len + 1).div_ceil(child_capacity + 1).max(2);
+        let in_children = len - (children_count - 1);
+        let (share, extra) = (in_children / children_count, in_children % children_count);
+        let mut node = Self {
+            entries: Entries::new(),
+            children: Vec::with_capacity(children_count),
+        };
+        for c in 0..children_count {
+            let size = share + usize::from(c < extra);
+            node.children
+                .push(Arc::new(Self::build_level(entries, size, height - 1)));
+            if c + 1 < children_count {
+                if let Some(separator) = entries.next() {
+                    node.entries.push(separator);
+                }
+            }
+        }
+        node
+    }
+}
+
+/// The most entries a subtree of `height` holds: `(MAX_ENTRIES + 1)^(height + 1) - 1`,
+/// saturating.
+fn capacity(height: u32) -> usize {
+    (MAX_ENTRIES + 1)
+        .checked_pow(height + 1)
+        .map_or(usize::MAX, |c| c - 1)
+}
+
+/// Checks every invariant of the module docs over the tree under `root`; returns its entry
+/// count. For the tests.
+#[cfg(test)]
+pub(super) fn check<K: Ord, V>(root: &Node<K, V>) -> usize {
+    fn walk<K: Ord, V>(
+        node: &Node<K, V>,
+        is_root: bool,
+        depth: usize,
+        leaf_depth: &mut Option<usize>,
+        bounds: (Option<&K>, Option<&K>),
+    ) -> usize {
+        assert!(node.entries.len() <= MAX_ENTRIES, "node overflows");
+        assert!(
+            is_root || node.entries.len() >= MIN_ENTRIES,
+            "node underflows"
+        );
+        assert!(!node.entries.is_empty(), "empty node");
+        for pair in node.entries.windows(2) {
+            assert_eq!(pair[0].0.cmp(&pair[1].0), Ordering::Less, "unsorted node");
+        }
+        if let Some(low) = bounds.0 {
+            assert!(node.entries[0].0 > *low, "entry below its separator");
+        }
+        if let Some(high) = bounds.1 {
+            assert!(
+                node.entries[node.entries.len() - 1].0 < *high,
+                "entry above"
+            );
+        }
+        if node.is_leaf() {
+            match leaf_depth {
+                Some(d) => assert_eq!(*d, depth, "leaves at different depths"),
+                None => *leaf_depth = Some(depth),
+            }
+            return node.entries.len();
+        }
+        assert_eq!(node.children.len(), node.entries.len() + 1, "child count");
+        let mut count = node.entries.len();
+        for (i, child) in node.children.iter().enumerate() {
+            let low = if i == 0 {
+                bounds.0
+            } else {
+                Some(&node.entries[i - 1].0)
+            };
+            let high = node.entries.get(i).map(|(k, _)| k).or(bounds.1);
+            count += walk(child, false, depth + 1, leaf_depth, (low, high));
+        }
+        count
+    }
+    walk(root, true, 0, &mut None, (None, None))
+}
