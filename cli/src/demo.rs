@@ -37,6 +37,7 @@ use engine::status::{StatusLog, StatusState, StatusUpdate, TopicTracking};
 use engine::ProducerRecord;
 use serde_json::{json, Value};
 
+use crate::rest;
 use crate::table;
 use crate::view::View;
 use crate::{CliError, Exit, Format};
@@ -1289,6 +1290,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     let active = ws[0]
         .status
         .machine()
+        .snapshot()
         .active_topics(c, &tracking)
         .map_err(|e| broken(e.to_string()))?;
     let topic_rows: Vec<Vec<String>> = ws[0]
@@ -1338,14 +1340,20 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     let refused = match ws[LEADER]
         .status
         .machine()
+        .snapshot()
         .reset_active_topics(c, &no_reset)
     {
         Ok(_) => return Err(broken("a disabled reset was allowed".into())),
-        Err(e) => format!("HTTP {} {}", e.code(), serde_json::to_string(&e)?),
+        Err(e) => {
+            let answer = rest::Answer::tracking_refused(e);
+            let body = serde_json::to_string(&answer.body)?;
+            format!("HTTP {} {body}", answer.status)
+        }
     };
     let tombstones = ws[LEADER]
         .status
         .machine()
+        .snapshot()
         .reset_active_topics(c, &tracking)
         .map_err(|e| broken(e.to_string()))?;
     let rows: Vec<Vec<String>> = tombstones
@@ -1366,6 +1374,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     let active = ws[2]
         .status
         .machine()
+        .snapshot()
         .active_topics(c, &tracking)
         .map_err(|e| broken(e.to_string()))?;
     if !active.topics.is_empty() {
@@ -1527,7 +1536,10 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     tick(&cluster);
     let not_stopped = match kip875::check_modifiable(&ws[LEADER].config_snapshot(), a) {
         Ok(()) => return Err(broken(format!("{a} could be reset while running"))),
-        Err(e) => format!("HTTP {} {e}", e.http_status()),
+        Err(e) => format!(
+            "HTTP {} {e}",
+            rest::Answer::modify_offsets_refused(&e).status
+        ),
     };
     let empty: [Vec<(&'static str, String)>; 0] = [];
     ws[LEADER].execute(&task_plan(a, &empty)).await?;

@@ -4,7 +4,7 @@
 
 use engine::config::{ConfigSnapshot, Properties, TaskId, MAX_LISTED_TASKS};
 use engine::offsets::{kip875, OffsetSnapshot};
-use engine::status::{Status, StatusLog, TopicTracking};
+use engine::status::{Status, StatusSnapshot, TopicTracking, TopicTrackingError};
 use serde_json::{json, Map, Value};
 
 /// What the REST view answers from: the three topics as last read.
@@ -12,8 +12,8 @@ use serde_json::{json, Map, Value};
 pub struct Views {
     /// The config topic.
     pub config: ConfigSnapshot,
-    /// The status topic reader (its caches answer the KIP-558 endpoints).
-    pub status: StatusLog,
+    /// The status topic (its caches answer the KIP-558 endpoints too).
+    pub status: StatusSnapshot,
     /// The offsets topic.
     pub offsets: OffsetSnapshot,
 }
@@ -94,6 +94,24 @@ impl Answer {
 
     fn not_found(connector: &str) -> Self {
         Self::error(404, format!("Connector {connector} not found"))
+    }
+
+    /// Java's answer to a KIP-558 request the worker settings refuse: 403 with its message.
+    pub fn tracking_refused(refusal: TopicTrackingError) -> Self {
+        Self::error(403, refusal.message())
+    }
+
+    /// Java's answer to a KIP-875 alter or reset that cannot be built: 404 without a connector
+    /// config, 400 for a connector that is not stopped or a request without offsets, 500
+    /// otherwise.
+    pub fn modify_offsets_refused(refusal: &kip875::ModifyOffsetsError) -> Self {
+        use kip875::ModifyOffsetsError as E;
+        let status = match refusal {
+            E::NotFound { .. } => 404,
+            E::NotStopped { .. } | E::NoOffsets => 400,
+            _ => 500,
+        };
+        Self::error(status, refusal.to_string())
     }
 }
 
@@ -201,7 +219,7 @@ pub fn connector_config(views: &Views, c: &str) -> Answer {
 
 /// `GET /connectors/{c}/status`: the connector's status and its tasks' from the status topic.
 pub fn connector_status(views: &Views, c: &str) -> Answer {
-    let snapshot = views.status.snapshot();
+    let snapshot = &views.status;
     let Some(status) = snapshot.connector(c) else {
         return Answer::error(404, format!("No status found for connector {c}"));
     };
@@ -249,7 +267,7 @@ pub fn task_status(views: &Views, c: &str, task: &str) -> Answer {
     let Ok(task) = task.parse::<i32>() else {
         return no_such_path();
     };
-    match views.status.snapshot().task(c, task) {
+    match views.status.task(c, task) {
         Some(s) => Answer::ok(state_json(s, Some(task))),
         None => Answer::error(404, format!("No status found for task {c}-{task}")),
     }
@@ -259,7 +277,7 @@ pub fn task_status(views: &Views, c: &str, task: &str) -> Answer {
 pub fn active_topics(views: &Views, c: &str, tracking: &TopicTracking) -> Answer {
     match views.status.active_topics(c, tracking) {
         Ok(topics) => Answer::ok(serde_json::to_value(topics).unwrap_or(Value::Null)),
-        Err(e) => Answer::error(e.code(), e.message()),
+        Err(e) => Answer::tracking_refused(e),
     }
 }
 
@@ -317,6 +335,41 @@ mod tests {
         assert_eq!(
             expand_values(Some(&repeated)),
             Some(vec!["info".to_string(), "status".to_string()])
+        );
+    }
+
+    /// The core returns typed refusals; the HTTP codes are Java's REST layer's, mapped here.
+    #[test]
+    fn refusals_get_java_status_codes_and_error_bodies() {
+        use kip875::ModifyOffsetsError as E;
+        let cases = [
+            (
+                E::NotFound {
+                    connector: "c".into(),
+                },
+                404,
+            ),
+            (
+                E::NotStopped {
+                    connector: "c".into(),
+                },
+                400,
+            ),
+            (E::NoOffsets, 400),
+            (E::NoTopicPartitions, 500),
+        ];
+        for (refusal, status) in cases {
+            let answer = Answer::modify_offsets_refused(&refusal);
+            assert_eq!(answer.status, status, "{refusal:?}");
+            let body = answer.body.expect("an error body");
+            assert_eq!(body["error_code"], status);
+            assert_eq!(body["message"], refusal.to_string());
+        }
+        let answer = Answer::tracking_refused(TopicTrackingError::ResetDisabled);
+        assert_eq!(answer.status, 403);
+        assert_eq!(
+            serde_json::to_string(&answer.body).unwrap(),
+            r#"{"error_code":403,"message":"Topic tracking reset is disabled."}"#
         );
     }
 }

@@ -143,7 +143,7 @@ impl Tail {
             status: self
                 .status
                 .as_ref()
-                .map(|s| s.machine().clone())
+                .map(|s| s.machine().snapshot())
                 .unwrap_or_default(),
             offsets: self
                 .offsets
@@ -267,7 +267,10 @@ fn dump_views(source: &SourceArgs) -> Result<Views, CliError> {
     })?;
     Ok(Views {
         config: config.state.machine.snapshot(),
-        status: topics.status.map(|s| s.state.machine).unwrap_or_default(),
+        status: topics
+            .status
+            .map(|s| s.state.machine.snapshot())
+            .unwrap_or_default(),
         offsets: topics
             .offsets
             .map(|o| o.state.machine.snapshot())
@@ -468,7 +471,7 @@ async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Res
     let views = app.views();
     let records = match views.status.reset_active_topics(&c, &app.tracking) {
         Ok(records) => records,
-        Err(e) => return reply(&views, Answer::error(e.code(), e.message())),
+        Err(e) => return reply(&views, Answer::tracking_refused(e)),
     };
     if !app.allow_writes {
         return reply(
@@ -490,7 +493,11 @@ async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Res
         );
     };
     // Recompute from the store's own reader (it may be ahead of the published views).
-    let records = match status.machine().reset_active_topics(&c, &app.tracking) {
+    let records = match status
+        .machine()
+        .snapshot()
+        .reset_active_topics(&c, &app.tracking)
+    {
         Ok(fresh) => fresh,
         Err(_) => records,
     };

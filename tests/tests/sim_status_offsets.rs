@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
+use connect_state_cli::rest::Answer;
 use connect_state_memory::{
     FetchFault, MemoryCluster, MemoryTransport, ProduceFault, RecordKind, TopicConfig,
 };
@@ -1002,6 +1003,7 @@ fn run_topics(run: &TopicsRun) -> Result<(), TestCaseError> {
         prop_assert_eq!(
             &reader
                 .machine()
+                .snapshot()
                 .active_topics(SINK, &tracking)
                 .expect("enabled")
                 .topics,
@@ -1019,19 +1021,19 @@ fn run_topics(run: &TopicsRun) -> Result<(), TestCaseError> {
                 enable,
                 allow_reset,
             };
-            match reader.machine().reset_active_topics(SINK, &t) {
+            match reader.machine().snapshot().reset_active_topics(SINK, &t) {
                 Ok(records) => {
                     write(&mut writer, &wt, &records, false, false).await;
                     prop_assert!(false, "reset allowed with {t:?}");
                 }
                 Err(e) => {
                     prop_assert_eq!(e, want);
-                    prop_assert_eq!(e.code(), 403);
+                    prop_assert_eq!(Answer::tracking_refused(e).status, 403);
                 }
             }
             if !enable {
                 prop_assert_eq!(
-                    reader.machine().active_topics(SINK, &t),
+                    reader.machine().snapshot().active_topics(SINK, &t),
                     Err(TopicTrackingError::Disabled)
                 );
                 prop_assert_eq!(
@@ -1045,6 +1047,7 @@ fn run_topics(run: &TopicsRun) -> Result<(), TestCaseError> {
         // The reset: exactly one tombstone per active topic, for the default partitioner.
         let reset = reader
             .machine()
+            .snapshot()
             .reset_active_topics(SINK, &tracking)
             .expect("allowed");
         let want_keys: BTreeSet<Vec<u8>> = active
@@ -1093,6 +1096,7 @@ fn run_topics(run: &TopicsRun) -> Result<(), TestCaseError> {
         if late.is_empty() {
             prop_assert!(reader
                 .machine()
+                .snapshot()
                 .active_topics(SINK, &tracking)
                 .expect("enabled")
                 .topics
@@ -1836,7 +1840,7 @@ fn active_topics_hand_written_scenario() {
         let mut reader: Store<StatusLog, _> =
             store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&rt));
         reader.start().await.unwrap();
-        let active = reader.machine().active_topics(SINK, &tracking).unwrap();
+        let active = reader.machine().snapshot().active_topics(SINK, &tracking).unwrap();
         assert_eq!(
             serde_json::to_string(&active).unwrap(),
             r#"{"my-sink":{"topics":["orders","payments"]}}"#
@@ -1857,22 +1861,24 @@ fn active_topics_hand_written_scenario() {
             enable: false,
             allow_reset: false,
         };
-        let e = reader.machine().reset_active_topics(SINK, &both_off).unwrap_err();
+        let e = reader.machine().snapshot().reset_active_topics(SINK, &both_off).unwrap_err();
         assert_eq!(e, TopicTrackingError::Disabled);
         assert_eq!(
-            serde_json::to_string(&e).unwrap(),
+            serde_json::to_string(&Answer::tracking_refused(e).body).unwrap(),
             r#"{"error_code":403,"message":"Topic tracking is disabled."}"#
         );
-        let e = reader.machine().reset_active_topics(SINK, &reset_off).unwrap_err();
-        assert_eq!((e.code(), e.message()), (403, "Topic tracking reset is disabled."));
+        let e = reader.machine().snapshot().reset_active_topics(SINK, &reset_off).unwrap_err();
+        let answer = Answer::tracking_refused(e);
+        assert_eq!(answer.status, 403);
+        assert_eq!(e.message(), "Topic tracking reset is disabled.");
         assert_eq!(
-            reader.machine().active_topics(SINK, &off),
+            reader.machine().snapshot().active_topics(SINK, &off),
             Err(TopicTrackingError::Disabled)
         );
         assert!(*lock(&cluster) == before);
 
         // The reset: one tombstone per active topic.
-        let reset = reader.machine().reset_active_topics(SINK, &tracking).unwrap();
+        let reset = reader.machine().snapshot().reset_active_topics(SINK, &tracking).unwrap();
         assert_eq!(
             reset,
             vec![
@@ -1894,7 +1900,7 @@ fn active_topics_hand_written_scenario() {
         assert_eq!(appended.len(), 2);
         assert_eq!(keys, reset.iter().map(|r| r.key.clone()).collect());
         reader.read_to_end().await.unwrap();
-        let active = reader.machine().active_topics(SINK, &tracking).unwrap();
+        let active = reader.machine().snapshot().active_topics(SINK, &tracking).unwrap();
         assert_eq!(serde_json::to_string(&active).unwrap(), r#"{"my-sink":{"topics":[]}}"#);
         let snap = reader.machine().snapshot();
         assert!(snap.topic_connectors().any(|c| c == SINK));
@@ -1903,14 +1909,14 @@ fn active_topics_hand_written_scenario() {
             Some(&TopicStatus::new("orders", OTHER, 0, 3_000))
         );
         // A repeated reset writes nothing.
-        assert_eq!(reader.machine().reset_active_topics(SINK, &tracking), Ok(Vec::new()));
+        assert_eq!(reader.machine().snapshot().reset_active_topics(SINK, &tracking), Ok(Vec::new()));
 
         // A reset from a cache that has not read "logs" yet misses it.
         let logs = topic_status_record(&TopicStatus::new("logs", SINK, 0, 4_000));
         write(&mut writer, &wt, &[logs], false, false).await;
-        assert_eq!(reader.machine().reset_active_topics(SINK, &tracking), Ok(Vec::new()));
+        assert_eq!(reader.machine().snapshot().reset_active_topics(SINK, &tracking), Ok(Vec::new()));
         reader.read_to_end().await.unwrap();
-        let active = reader.machine().active_topics(SINK, &tracking).unwrap();
+        let active = reader.machine().snapshot().active_topics(SINK, &tracking).unwrap();
         assert_eq!(active.topics, vec!["logs".to_owned()]);
         log.capture(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
         check_consumed(&rt.consumed(), &log).unwrap();

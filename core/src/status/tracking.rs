@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 
 use super::types::TopicStatus;
 use super::write::{topic_status_record, topic_tombstone, ProducerRecord};
-use super::StatusLog;
+use super::{StatusLog, StatusSnapshot};
 
 /// The worker settings of KIP-558.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,9 +31,8 @@ impl Default for TopicTracking {
     }
 }
 
-/// A KIP-558 endpoint refused by the worker settings: HTTP 403 with Java's message.
-///
-/// Serializes as Java's error body, `{"error_code":403,"message":"Topic tracking is disabled."}`.
+/// A KIP-558 endpoint refused by the worker settings (Java's REST layer answers 403 with
+/// [`message`](Self::message); the CLI's `rest` module maps it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TopicTrackingError {
@@ -44,11 +43,6 @@ pub enum TopicTrackingError {
 }
 
 impl TopicTrackingError {
-    /// The HTTP status code: 403.
-    pub fn code(self) -> u16 {
-        403
-    }
-
     /// Java's exact message.
     pub fn message(self) -> &'static str {
         match self {
@@ -65,15 +59,6 @@ impl fmt::Display for TopicTrackingError {
 }
 
 impl core::error::Error for TopicTrackingError {}
-
-impl Serialize for TopicTrackingError {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("ErrorMessage", 2)?;
-        st.serialize_field("error_code", &self.code())?;
-        st.serialize_field("message", self.message())?;
-        st.end()
-    }
-}
 
 /// The body of `GET /connectors/{c}/topics` (Java's `ActiveTopicsInfo` in a singleton map).
 ///
@@ -106,8 +91,8 @@ impl Serialize for ActiveTopics {
     }
 }
 
-impl StatusLog {
-    /// `GET /connectors/{c}/topics`, served from this reader's caches (Java: the receiving
+impl StatusSnapshot {
+    /// `GET /connectors/{c}/topics`, served from the caches as read back (Java: the receiving
     /// worker's, no forwarding). There is no existence check: an unknown connector has no
     /// topics. The names are the `name` fields of the values (Java's `TopicStatus::topic`), which
     /// usually equal the key's topic.
@@ -160,6 +145,16 @@ impl StatusLog {
             .collect()
     }
 
+    fn cached_topics(&self, connector: &str) -> impl Iterator<Item = &TopicStatus> + '_ {
+        self.0
+            .topics
+            .get(connector)
+            .into_iter()
+            .flat_map(|row| row.values().map(|s| &**s))
+    }
+}
+
+impl StatusLog {
     /// `WorkerTask.recordActiveTopic(topic)`: with tracking enabled and no status read back for
     /// the connector and topic, the record that marks the topic active, discovered by `task` at
     /// `now_ms` (epoch milliseconds, from the caller's clock). Until that record is read back,
@@ -172,28 +167,17 @@ impl StatusLog {
         now_ms: i64,
         tracking: &TopicTracking,
     ) -> Option<ProducerRecord> {
-        if !tracking.enable || self.snapshot_topic(connector, topic) {
+        let cached = self
+            .state
+            .tables
+            .topics
+            .get(connector)
+            .is_some_and(|row| row.contains_key(topic));
+        if !tracking.enable || cached {
             return None;
         }
         Some(topic_status_record(&TopicStatus::new(
             topic, connector, task, now_ms,
         )))
-    }
-
-    fn cached_topics(&self, connector: &str) -> impl Iterator<Item = &TopicStatus> + '_ {
-        self.state
-            .tables
-            .topics
-            .get(connector)
-            .into_iter()
-            .flat_map(|row| row.values().map(|s| &**s))
-    }
-
-    fn snapshot_topic(&self, connector: &str, topic: &str) -> bool {
-        self.state
-            .tables
-            .topics
-            .get(connector)
-            .is_some_and(|row| row.contains_key(topic))
     }
 }
