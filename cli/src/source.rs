@@ -47,6 +47,7 @@ impl<M: TopicMachine> TopicMachine for Indexed<M> {
     type Event = M::Event;
     type Skip = M::Skip;
     type Snapshot = M::Snapshot;
+    type Diagnostics = M::Diagnostics;
 
     fn handle_record(
         &mut self,
@@ -74,8 +75,19 @@ impl<M: TopicMachine> TopicMachine for Indexed<M> {
     fn next_fetch_offset(&self, partition: i32) -> i64 {
         self.machine.next_fetch_offset(partition)
     }
+    fn diagnostics(&self) -> M::Diagnostics {
+        self.machine.diagnostics()
+    }
     fn checkpoint(&self) -> Vec<u8> {
         self.machine.checkpoint()
+    }
+    /// The machine restored; the key index starts empty (checkpoints do not hold it), so it
+    /// covers the records read after.
+    fn restore(bytes: &[u8]) -> Result<Self, engine::checkpoint::CheckpointError> {
+        Ok(Self {
+            machine: M::restore(bytes)?,
+            latest: BTreeMap::new(),
+        })
     }
 }
 

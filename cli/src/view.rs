@@ -2,10 +2,10 @@
 
 use core::fmt::Write as _;
 
-use engine::config::{ConfigLog, EventJson, SkipKind, SnapshotJson};
+use engine::config::{ConfigLog, EventJson, SnapshotJson};
 use engine::offsets::{kip875, OffsetEventJson, OffsetLog, OffsetSnapshotJson};
-use engine::skips::SkipCounts;
-use engine::status::{StatusEventJson, StatusLog, StatusSkipKind, StatusSnapshotJson};
+use engine::skips::{SkipCounts, SkipKind};
+use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
 use engine::TopicMachine;
 use serde_json::Value;
 
@@ -15,8 +15,8 @@ use crate::table::{self, shown};
 pub type Skips = Vec<(&'static str, u64)>;
 
 /// A machine's skip counters with their names.
-fn named<K: Ord + Copy>(counts: &SkipCounts<K>, name: fn(K) -> &'static str) -> Skips {
-    counts.iter().map(|(kind, n)| (name(kind), n)).collect()
+fn named<K: SkipKind>(counts: &SkipCounts<K>) -> Skips {
+    counts.iter().map(|(kind, n)| (kind.as_str(), n)).collect()
 }
 
 /// What the CLI shows of a topic machine.
@@ -54,26 +54,21 @@ macro_rules! view {
 }
 
 view!(ConfigLog, SnapshotJson, EventJson, config_table, |log| {
-    named(log.diagnostics().skipped(), SkipKind::as_str)
+    named(log.diagnostics().skipped())
 });
 view!(
     StatusLog,
     StatusSnapshotJson,
     StatusEventJson,
     status_table,
-    |log| named(log.diagnostics().skipped(), StatusSkipKind::as_str)
+    |log| named(log.diagnostics().skipped())
 );
 view!(
     OffsetLog,
     OffsetSnapshotJson,
     OffsetEventJson,
     offsets_table,
-    |log| {
-        [("duplicate", log.diagnostics().duplicates())]
-            .into_iter()
-            .filter(|(_, n)| *n > 0)
-            .collect()
-    }
+    |log| named(log.diagnostics().skipped())
 );
 
 /// The missing task ids of an inconsistency, as text: `1, 2` or `1, 2, ... and 36 more` when

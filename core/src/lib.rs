@@ -7,13 +7,16 @@
 //!   transport (Kafka, in-memory simulator, kcat dump)
 //!        │  Record { key, value, offset, partition }
 //!        ▼
-//!   ┌────────────────────────────┐  poll_event()   events (config: Java's UpdateListener
-//!   │ config::ConfigLog          │ ──────────────▶  callbacks; status, offsets: additive)
-//!   │ status::StatusLog          │
-//!   │ offsets::OffsetLog         │  snapshot()  ──▶  O(1) immutable views (config:
-//!   │ (all: TopicMachine)        │                   Java's ClusterConfigState)
-//!   └────────────────────────────┘  checkpoint() / restore(), diagnostics()
+//!   ┌──────────────────────────────────────┐  poll_event()  events (config: Java's
+//!   │ machine::TopicLog<T: Topic>          │ ─────────────▶ UpdateListener callbacks;
+//!   │   positions, caught-up flag, events, │                status, offsets: additive)
+//!   │   skip counts, checkpoint framing    │  snapshot() ─▶ O(1) persistent views (config:
+//!   │ T = ConfigTopic | StatusTopic |      │                Java's ClusterConfigState)
+//!   │     OffsetsTopic: dispatch + apply   │  checkpoint() / restore(), diagnostics()
+//!   └──────────────────────────────────────┘
+//!   ConfigLog, StatusLog, OffsetLog = TopicLog over each topic (all: TopicMachine)
 //!   write side: config::write, StatusLog::prepare_put, offsets::kip875, offsets::OffsetWriter
+//!   shared state: persistent::{PMap, PSet} (copy-on-write B-trees; snapshots share them)
 //! ```
 //!
 //! The crate performs no IO, reads no clock and uses no randomness. It is `no_std` + `alloc`;
@@ -75,7 +78,7 @@ pub mod skips;
 pub mod status;
 mod sync;
 
-pub use machine::TopicMachine;
+pub use machine::{Topic, TopicLog, TopicMachine};
 pub use record::{ProducerRecord, Record, RecordError, RecordOutcome};
 
 /// The README's code blocks, compiled and run as doctests so the README cannot drift.

@@ -1,8 +1,30 @@
-//! Per-reason counters of skipped records, shared by the topic machines.
+//! Why records are skipped, and the per-reason counters the topic machines keep of them.
 
 use alloc::collections::BTreeMap;
+use core::fmt;
 
 use serde::{Deserialize, Serialize};
+
+/// Why a topic skipped a record: each topic's skip enum (`ConfigSkip`, `StatusSkip`,
+/// `OffsetsSkip`), with the field-less kind it is counted under.
+pub trait SkipReason: fmt::Display {
+    /// The kind a skip is counted under (`ConfigSkipKind`, ...).
+    type Kind: SkipKind;
+
+    /// The kind of this skip.
+    fn kind(&self) -> Self::Kind;
+
+    /// The skip of a redelivered record below its partition's next expected offset.
+    fn duplicate(next_expected: i64) -> Self;
+}
+
+/// A field-less skip reason, counted and named in views.
+pub trait SkipKind:
+    Copy + Ord + fmt::Debug + Serialize + serde::de::DeserializeOwned + 'static
+{
+    /// The reason's snake-case name (the JSON views' keys).
+    fn as_str(self) -> &'static str;
+}
 
 /// How many records were skipped, per reason `K` (a machine's skip-kind enum).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

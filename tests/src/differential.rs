@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use engine::config::{ConfigLog, ConfigSkip, EventJson, SnapshotJson};
-use engine::offsets::{OffsetLog, OffsetSkip, OffsetSnapshotJson};
+use engine::offsets::{OffsetLog, OffsetSnapshotJson, OffsetsSkip};
 use engine::status::{StatusLog, StatusSkip, StatusSnapshotJson};
 use engine::{Record, RecordOutcome, TopicMachine};
 
@@ -118,7 +118,7 @@ impl SkipFacts for StatusSkip {
     }
 }
 
-impl SkipFacts for OffsetSkip {
+impl SkipFacts for OffsetsSkip {
     fn java_throws(&self) -> bool {
         false
     }

@@ -113,7 +113,8 @@ fn scenario_b_crash_mid_write_compaction_and_recovery() {
         let snapshot = fresh.machine().snapshot();
         assert!(snapshot.is_inconsistent("foo"), "the compacted log lost task 0 of the first write");
         assert!(snapshot.tasks("foo").is_empty());
-        let why = fresh.machine().diagnostics().inconsistency("foo").unwrap();
+        let diagnostics = fresh.machine().diagnostics();
+        let why = diagnostics.inconsistency("foo").unwrap();
         assert_eq!(why.missing_tasks, [0]);
 
         // A new leader rewrites the tasks: every reader converges.

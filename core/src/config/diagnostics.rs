@@ -1,13 +1,14 @@
 //! Diagnostics beyond Java: why connectors are inconsistent, records of connectors that have no
 //! config, and skip counters. They never influence the parity snapshot.
 
-use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use super::skip::SkipCounts;
+use super::skip::ConfigSkipKind;
+use crate::persistent::PMap;
+use crate::skips::SkipCounts;
 
 /// At most this many missing task ids are listed per inconsistency (the count is always exact).
 pub const MAX_LISTED_MISSING: usize = 64;
@@ -42,11 +43,12 @@ pub struct OrphanRecords {
 
 /// Diagnostics of a config reader. Read them with
 /// [`ConfigLog::diagnostics`](super::ConfigLog::diagnostics).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// O(1) to take: the maps are shared with the reader.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigDiagnostics {
-    pub(crate) inconsistencies: BTreeMap<String, Inconsistency>,
-    pub(crate) orphans: BTreeMap<String, OrphanRecords>,
-    pub(crate) skipped: SkipCounts,
+    pub(crate) inconsistencies: PMap<String, Inconsistency>,
+    pub(crate) orphans: PMap<String, OrphanRecords>,
+    pub(crate) skipped: SkipCounts<ConfigSkipKind>,
 }
 
 impl ConfigDiagnostics {
@@ -66,25 +68,29 @@ impl ConfigDiagnostics {
     }
 
     /// Records skipped, per reason.
-    pub fn skipped(&self) -> &SkipCounts {
+    pub fn skipped(&self) -> &SkipCounts<ConfigSkipKind> {
         &self.skipped
     }
+}
 
-    pub(crate) fn note_orphan(&mut self, connector: &str, offset: i64, is_commit: bool) {
-        let entry = self
-            .orphans
-            .entry(String::from(connector))
-            .or_insert(OrphanRecords {
-                task_records: 0,
-                commit_records: 0,
-                first_offset: offset,
-                last_offset: offset,
-            });
-        if is_commit {
-            entry.commit_records += 1;
-        } else {
-            entry.task_records += 1;
-        }
-        entry.last_offset = offset;
+/// Counts a task (or, with `is_commit`, commit) record read at `offset` for a connector that
+/// has no config.
+pub(crate) fn note_orphan(
+    orphans: &mut PMap<String, OrphanRecords>,
+    connector: &str,
+    offset: i64,
+    is_commit: bool,
+) {
+    let entry = orphans.get_or_insert_with(String::from(connector), || OrphanRecords {
+        task_records: 0,
+        commit_records: 0,
+        first_offset: offset,
+        last_offset: offset,
+    });
+    if is_commit {
+        entry.commit_records += 1;
+    } else {
+        entry.task_records += 1;
     }
+    entry.last_offset = offset;
 }

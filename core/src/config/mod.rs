@@ -16,7 +16,7 @@ mod types;
 mod values;
 pub mod write;
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -30,15 +30,16 @@ pub use keys::{
     TARGET_STATE_PREFIX, TASKS_FENCING_PREFIX, TASK_PREFIX,
 };
 pub use properties::{Properties, PropertyValue};
-pub use skip::{ConfigSkip, SkipCounts, SkipKind};
+pub use skip::{ConfigSkip, ConfigSkipKind};
 pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
-use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::checkpoint::TopicKind;
+use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PMap;
-use crate::position::{Position, Positions};
+use crate::skips::SkipCounts;
 use crate::sync::Arc;
-use crate::{Record, RecordError, RecordOutcome};
+use crate::{Record, RecordOutcome};
 use keys::ConfigKey;
 use snapshot::Tables;
 use values::Body;
@@ -50,167 +51,108 @@ pub type ConfigOutcome = RecordOutcome<ConfigSkip>;
 /// A connector with no entry and one with an empty entry behave differently (spec §3.4).
 type Deferred = BTreeMap<i32, Properties>;
 
-/// Everything a checkpoint restores: the tables, the deferred buffer, positions and
-/// diagnostics. Not the event queue, and not the caught-up flag.
+/// The config topic's own state, which [`ConfigLog`] drives: the tables, the deferred buffer
+/// and the diagnostic records. Checkpoints hold it (with the engine's positions and skip
+/// counters); the event queue and the caught-up flag are not in them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct MachineState {
+pub struct ConfigTopic {
     #[serde(with = "snapshot::applied_by_reference")]
     tables: Tables,
     deferred: BTreeMap<String, Deferred>,
-    positions: Positions,
-    diagnostics: ConfigDiagnostics,
+    inconsistencies: PMap<String, Inconsistency>,
+    orphans: PMap<String, OrphanRecords>,
 }
 
 /// The config-topic state machine. See the [module docs](self) for the drive loop.
-#[derive(Debug, Clone, Default)]
-pub struct ConfigLog {
-    state: MachineState,
-    caught_up: bool,
-    events: VecDeque<ConfigEvent>,
-}
+pub type ConfigLog = TopicLog<ConfigTopic>;
 
-impl ConfigLog {
-    /// A reader at the start of the topic, not caught up.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Marks the initial read to the end offset as complete: from now on records produce
-    /// events (Java's `started = true`, spec §3.11). Call it once, after the start-up catch-up;
-    /// calling it again changes nothing.
-    pub fn mark_caught_up(&mut self) {
-        self.caught_up = true;
-    }
-
-    /// Whether [`mark_caught_up`](Self::mark_caught_up) was called.
-    pub fn is_caught_up(&self) -> bool {
-        self.caught_up
-    }
-
-    /// Applies one record exactly as Java's consume callback does (spec §3).
-    ///
-    /// Call it for every record of the topic, in offset order per partition. It may change the
-    /// snapshot, the diagnostics and (once caught up) queue events; drain
-    /// [`poll_event`](Self::poll_event) afterwards. A record below its partition's next expected
-    /// offset is a duplicate and changes nothing. On `Err` nothing changed.
-    pub fn handle_record(&mut self, record: Record<'_>) -> Result<ConfigOutcome, RecordError> {
-        let outcome = match self.state.positions.advance(&record)? {
-            Position::Duplicate { next_expected } => Err(ConfigSkip::Duplicate { next_expected }),
-            Position::Fresh => self.apply(&record),
-        };
-        Ok(match outcome {
-            Ok(()) => RecordOutcome::Applied,
-            Err(skip) => {
-                self.state.diagnostics.skipped.count(skip.kind());
-                RecordOutcome::Skipped(skip)
-            }
-        })
-    }
-
-    /// The next event, oldest first. Drain until `None` after every `handle_*` call.
-    #[must_use]
-    pub fn poll_event(&mut self) -> Option<ConfigEvent> {
-        self.events.pop_front()
-    }
-
-    /// An immutable view of the current state, O(1).
-    pub fn snapshot(&self) -> ConfigSnapshot {
-        ConfigSnapshot(Arc::new(self.state.tables.clone()))
-    }
-
-    /// The offset after the last convertible record ([`NO_OFFSET`] before any).
-    pub fn offset(&self) -> i64 {
-        self.state.tables.offset
-    }
-
-    /// The next offset to fetch from `partition` (0 when nothing was read from it). Unlike
-    /// [`offset`](Self::offset) it also moves past records whose value could not be converted.
-    pub fn next_fetch_offset(&self, partition: i32) -> i64 {
-        self.state.positions.next_offset(partition)
-    }
-
-    /// Diagnostics beyond Java's snapshot.
-    pub fn diagnostics(&self) -> &ConfigDiagnostics {
-        &self.state.diagnostics
-    }
-
-    /// Serializes the whole machine (buffered task configs included) into a versioned,
-    /// checksummed checkpoint. Pending events are not included: drain them first.
-    pub fn checkpoint(&self) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Config, &self.state, None)
-    }
-
-    /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
-    /// [`checkpoint::check_fresh`] can refuse it once it is older
-    /// than the topic's tombstone retention.
-    pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Config, &self.state, Some(taken_at_ms))
-    }
-
-    /// Restores a reader from [`checkpoint`](Self::checkpoint) bytes. The reader is not caught
-    /// up: read the tail to the end offset, then call [`mark_caught_up`](Self::mark_caught_up).
-    pub fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        let state = checkpoint::decode(TopicKind::Config, bytes)?;
-        Ok(Self {
-            state,
-            caught_up: false,
-            events: VecDeque::new(),
-        })
-    }
-
-    fn emit(&mut self, event: ConfigEvent) {
-        if self.caught_up {
-            self.events.push_back(event);
-        }
-    }
+impl Topic for ConfigTopic {
+    type Event = ConfigEvent;
+    type Skip = ConfigSkip;
+    type Snapshot = ConfigSnapshot;
+    type Diagnostics = ConfigDiagnostics;
+    const KIND: TopicKind = TopicKind::Config;
 
     /// The per-record pipeline of spec §3.1: convert, advance the offset, dispatch.
-    fn apply(&mut self, record: &Record<'_>) -> Result<(), ConfigSkip> {
+    fn apply(
+        &mut self,
+        record: &Record<'_>,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
         let body = values::convert(record.value)?;
-        self.state.tables.offset = record.offset.saturating_add(1);
+        self.tables.offset = record.offset.saturating_add(1);
         let key_bytes = record.key.ok_or(ConfigSkip::NullKey)?;
         let key = keys::key_string(key_bytes);
         match keys::dispatch(&key) {
-            ConfigKey::TargetState(c) => self.on_target_state(c, &body),
-            ConfigKey::Connector(c) => self.on_connector(c, body),
+            ConfigKey::TargetState(c) => self.on_target_state(c, &body, events),
+            ConfigKey::Connector(c) => self.on_connector(c, body, events),
             ConfigKey::Task { connector, task } => {
                 self.on_task(connector, task, body, record.offset)
             }
             ConfigKey::UnparseableTask => Err(ConfigSkip::UnparseableTaskKey),
-            ConfigKey::Commit(c) => self.on_commit(c, &body, record.offset),
-            ConfigKey::Restart(c) => self.on_restart(c, &body),
+            ConfigKey::Commit(c) => self.on_commit(c, &body, record.offset, events),
+            ConfigKey::Restart(c) => self.on_restart(c, &body, events),
             ConfigKey::TasksFencing(c) => self.on_tasks_fencing(c, &body),
-            ConfigKey::SessionKey => self.on_session_key(&body),
-            ConfigKey::LoggerCluster(ns) => self.on_logger_level(ns, &body),
+            ConfigKey::SessionKey => self.on_session_key(&body, events),
+            ConfigKey::LoggerCluster(ns) => self.on_logger_level(ns, &body, events),
             ConfigKey::Unknown => Err(ConfigSkip::UnknownKey),
         }
     }
 
+    /// Java's `ClusterConfigState`, O(1).
+    fn snapshot(&self) -> ConfigSnapshot {
+        ConfigSnapshot(Arc::new(self.tables.clone()))
+    }
+
+    fn diagnostics(&self, skipped: &SkipCounts<ConfigSkipKind>) -> ConfigDiagnostics {
+        ConfigDiagnostics {
+            inconsistencies: self.inconsistencies.clone(),
+            orphans: self.orphans.clone(),
+            skipped: skipped.clone(),
+        }
+    }
+}
+
+impl ConfigLog {
+    /// The offset after the last convertible record ([`NO_OFFSET`] before any). Unlike
+    /// [`next_fetch_offset`](Self::next_fetch_offset), it does not move past records whose
+    /// value could not be converted.
+    pub fn offset(&self) -> i64 {
+        self.topic.tables.offset
+    }
+}
+
+impl ConfigTopic {
     /// Java's connector removal (spec §3.2), shared with the commit guard of §3.4 step 1.
     fn remove_connector(&mut self, c: &str) {
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         t.connector_configs.remove(c);
         t.connector_task_counts.remove(c);
         t.task_configs.remove(c);
         t.applied_connector_configs.remove(c);
-        self.state.deferred.remove(c);
+        self.deferred.remove(c);
     }
 
-    fn on_connector(&mut self, c: &str, body: Body) -> Result<(), ConfigSkip> {
+    fn on_connector(
+        &mut self,
+        c: &str,
+        body: Body,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
         if body.is_none() {
             self.remove_connector(c);
-            self.emit(ConfigEvent::ConnectorConfigRemoved {
+            events.emit(ConfigEvent::ConnectorConfigRemoved {
                 connector: c.into(),
             });
             return Ok(());
         }
         let props = values::properties(body)?;
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         t.connector_configs.insert(c.into(), props);
         if !t.target_states.contains_key(c) {
             t.target_states.insert(c.into(), TargetState::Started);
         }
-        self.emit(ConfigEvent::ConnectorConfigUpdated {
+        events.emit(ConfigEvent::ConnectorConfigUpdated {
             connector: c.into(),
         });
         Ok(())
@@ -227,13 +169,10 @@ impl ConfigLog {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
         let props = values::properties(body)?;
-        if !self.state.tables.connector_configs.contains_key(&connector) {
-            self.state
-                .diagnostics
-                .note_orphan(&connector, offset, false);
+        if !self.tables.connector_configs.contains_key(&connector) {
+            diagnostics::note_orphan(&mut self.orphans, &connector, offset, false);
         }
-        self.state
-            .deferred
+        self.deferred
             .entry(connector)
             .or_default()
             .insert(task, props);
@@ -241,21 +180,27 @@ impl ConfigLog {
     }
 
     /// The commit algorithm of spec §3.4, step by step.
-    fn on_commit(&mut self, c: &str, body: &Body, offset: i64) -> Result<(), ConfigSkip> {
+    fn on_commit(
+        &mut self,
+        c: &str,
+        body: &Body,
+        offset: i64,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
         // Step 1: the deleted-connector guard runs before the value is looked at.
-        if !self.state.tables.connector_configs.contains_key(c) {
+        if !self.tables.connector_configs.contains_key(c) {
             self.remove_connector(c);
-            self.state.diagnostics.note_orphan(c, offset, true);
+            diagnostics::note_orphan(&mut self.orphans, c, offset, true);
             return Err(ConfigSkip::CommitForMissingConnector);
         }
         // Steps 2 and 4: a non-map value or a non-integer count leaves everything untouched.
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
-        let deferred = self.state.deferred.get_mut(c);
+        let deferred = self.deferred.get_mut(c);
         let buffered = deferred.as_deref();
         let consistent = is_complete(buffered, count);
         let mut applied_ids = Vec::new();
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         if consistent {
             // Step 7: apply everything buffered, indices beyond the count included.
             if let Some(entries) = buffered {
@@ -277,14 +222,14 @@ impl ConfigLog {
             if let Some(config) = t.connector_configs.get(c).cloned() {
                 t.applied_connector_configs.insert(c.into(), config);
             }
-            self.state.diagnostics.inconsistencies.remove(c);
+            self.inconsistencies.remove(c);
         } else {
             // Step 6: flag it and apply nothing.
             if !t.inconsistent.contains(c) {
                 t.inconsistent.insert(c.into());
             }
             let (missing_tasks, missing_count) = missing(buffered, count);
-            self.state.diagnostics.inconsistencies.insert(
+            self.inconsistencies.insert(
                 c.into(),
                 Inconsistency {
                     commit_offset: offset,
@@ -299,21 +244,26 @@ impl ConfigLog {
             entries.clear();
         }
         // Steps 9 and 10: the count is stored even when inconsistent, and fencing is pending.
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         t.connector_task_counts.insert(c.into(), count);
         if !t.pending_fencing.contains(c) {
             t.pending_fencing.insert(c.into());
         }
         // Step 11.
-        self.emit(ConfigEvent::TaskConfigsUpdated {
+        events.emit(ConfigEvent::TaskConfigsUpdated {
             connector: c.into(),
             tasks: applied_ids,
         });
         Ok(())
     }
 
-    fn on_target_state(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
-        let t = &mut self.state.tables;
+    fn on_target_state(
+        &mut self,
+        c: &str,
+        body: &Body,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
+        let t = &mut self.tables;
         if body.is_none() {
             t.target_states.remove(c);
             if t.connector_configs.contains_key(c) {
@@ -324,7 +274,7 @@ impl ConfigLog {
         let state = values::target_state(values::object(body)?)?;
         let previous = t.target_states.insert(c.into(), state);
         if previous != Some(state) && t.connector_configs.contains_key(c) {
-            self.emit(ConfigEvent::TargetStateChanged {
+            events.emit(ConfigEvent::TargetStateChanged {
                 connector: c.into(),
                 state,
             });
@@ -332,26 +282,35 @@ impl ConfigLog {
         Ok(())
     }
 
-    fn on_restart(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
+    fn on_restart(
+        &mut self,
+        c: &str,
+        body: &Body,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
         let map = values::object(body)?;
         let event = ConfigEvent::RestartRequested {
             connector: c.into(),
             only_failed: values::flag(map, "only-failed"),
             include_tasks: values::flag(map, "include-tasks"),
         };
-        self.emit(event);
+        events.emit(event);
         Ok(())
     }
 
     fn on_tasks_fencing(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
         let count = values::count(values::object(body)?, "task-count")?;
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         t.task_count_records.insert(c.into(), count);
         t.pending_fencing.remove(c);
         Ok(())
     }
 
-    fn on_session_key(&mut self, body: &Body) -> Result<(), ConfigSkip> {
+    fn on_session_key(
+        &mut self,
+        body: &Body,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
         let parts = values::session_key(body)?;
         let key = SessionKey {
             encoded: parts.encoded,
@@ -359,14 +318,19 @@ impl ConfigLog {
             algorithm: parts.algorithm,
             creation_timestamp: parts.creation_timestamp,
         };
-        self.state.tables.session_key = Some(Arc::new(key.clone()));
-        self.emit(ConfigEvent::SessionKeyUpdated { key });
+        self.tables.session_key = Some(Arc::new(key.clone()));
+        events.emit(ConfigEvent::SessionKeyUpdated { key });
         Ok(())
     }
 
-    fn on_logger_level(&mut self, namespace: &str, body: &Body) -> Result<(), ConfigSkip> {
+    fn on_logger_level(
+        &mut self,
+        namespace: &str,
+        body: &Body,
+        events: &mut Events<'_, ConfigEvent>,
+    ) -> Result<(), ConfigSkip> {
         let level = values::logger_level(body)?;
-        self.emit(ConfigEvent::LoggerLevelUpdated {
+        events.emit(ConfigEvent::LoggerLevelUpdated {
             namespace: namespace.into(),
             level,
         });
@@ -397,8 +361,6 @@ fn missing(buffered: Option<&Deferred>, count: i32) -> (Vec<i32>, u64) {
         .collect();
     (listed, total)
 }
-
-crate::machine::delegate_topic_machine!(ConfigLog, ConfigEvent, ConfigSkip, ConfigSnapshot);
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::json::JsonError;
 
-/// Why a config-topic record was not applied. Every skip is also counted by [`SkipKind`].
+/// Why a config-topic record was not applied. Every skip is also counted by [`ConfigSkipKind`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigSkip {
@@ -47,19 +47,19 @@ pub enum ConfigSkip {
 
 impl ConfigSkip {
     /// The counter this skip is counted under.
-    pub fn kind(&self) -> SkipKind {
+    pub fn kind(&self) -> ConfigSkipKind {
         match self {
-            Self::Duplicate { .. } => SkipKind::Duplicate,
-            Self::InvalidJson(_) => SkipKind::InvalidJson,
-            Self::NullKey => SkipKind::NullKey,
-            Self::UnknownKey => SkipKind::UnknownKey,
-            Self::UnparseableTaskKey => SkipKind::UnparseableTaskKey,
-            Self::UnexpectedTombstone => SkipKind::UnexpectedTombstone,
-            Self::WrongFormat { .. } => SkipKind::WrongFormat,
-            Self::InvalidTargetState => SkipKind::InvalidTargetState,
-            Self::InvalidTaskCount => SkipKind::InvalidTaskCount,
-            Self::InvalidSessionKey => SkipKind::InvalidSessionKey,
-            Self::CommitForMissingConnector => SkipKind::CommitForMissingConnector,
+            Self::Duplicate { .. } => ConfigSkipKind::Duplicate,
+            Self::InvalidJson(_) => ConfigSkipKind::InvalidJson,
+            Self::NullKey => ConfigSkipKind::NullKey,
+            Self::UnknownKey => ConfigSkipKind::UnknownKey,
+            Self::UnparseableTaskKey => ConfigSkipKind::UnparseableTaskKey,
+            Self::UnexpectedTombstone => ConfigSkipKind::UnexpectedTombstone,
+            Self::WrongFormat { .. } => ConfigSkipKind::WrongFormat,
+            Self::InvalidTargetState => ConfigSkipKind::InvalidTargetState,
+            Self::InvalidTaskCount => ConfigSkipKind::InvalidTaskCount,
+            Self::InvalidSessionKey => ConfigSkipKind::InvalidSessionKey,
+            Self::CommitForMissingConnector => ConfigSkipKind::CommitForMissingConnector,
         }
     }
 
@@ -99,7 +99,7 @@ impl fmt::Display for ConfigSkip {
 /// The counter a skip is counted under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
-pub enum SkipKind {
+pub enum ConfigSkipKind {
     /// See [`ConfigSkip::Duplicate`].
     Duplicate,
     /// See [`ConfigSkip::InvalidJson`].
@@ -124,7 +124,7 @@ pub enum SkipKind {
     CommitForMissingConnector,
 }
 
-impl SkipKind {
+impl ConfigSkipKind {
     /// A stable snake_case name, used in JSON output.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -143,5 +143,20 @@ impl SkipKind {
     }
 }
 
-/// The config topic's skip counters.
-pub type SkipCounts = crate::skips::SkipCounts<SkipKind>;
+impl crate::skips::SkipReason for ConfigSkip {
+    type Kind = ConfigSkipKind;
+
+    fn kind(&self) -> ConfigSkipKind {
+        Self::kind(self)
+    }
+
+    fn duplicate(next_expected: i64) -> Self {
+        Self::Duplicate { next_expected }
+    }
+}
+
+impl crate::skips::SkipKind for ConfigSkipKind {
+    fn as_str(self) -> &'static str {
+        Self::as_str(self)
+    }
+}

@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 
 use super::*;
 use crate::json::JsonValue;
+use crate::RecordError;
 
 const CFG_S0: &str = r#"{"properties":{"k":"s0"}}"#;
 const CFG_S1: &str = r#"{"properties":{"k":"s1"}}"#;
@@ -157,7 +158,10 @@ fn offsets_with_gaps_and_duplicates() {
         RecordOutcome::Skipped(ConfigSkip::Duplicate { next_expected: 11 })
     );
     assert!(log.snapshot().contains("a"), "a duplicate is not applied");
-    assert_eq!(log.diagnostics().skipped().get(SkipKind::Duplicate), 1);
+    assert_eq!(
+        log.diagnostics().skipped().get(ConfigSkipKind::Duplicate),
+        1
+    );
     assert_eq!(
         log.handle_record(Record::new(b"x", None, -1)),
         Err(RecordError::NegativeOffset { offset: -1 })
@@ -380,7 +384,8 @@ fn e11_inconsistent_commit_then_recovery() {
     assert!(snap.tasks("x").is_empty());
     assert!(snap.pending_fencing("x"));
     assert_eq!(snap.task_config_generation("x"), None);
-    let why = feed.log.diagnostics().inconsistency("x").unwrap();
+    let diagnostics = feed.log.diagnostics();
+    let why = diagnostics.inconsistency("x").unwrap();
     assert_eq!(
         why,
         &Inconsistency {
@@ -479,7 +484,8 @@ fn counts_are_truncated_like_java_and_negative_counts_are_consistent() {
     feed.put("connector-y", Some(CFG_S0));
     feed.put("commit-y", Some(r#"{"tasks":2147483647}"#));
     assert!(feed.snap().is_inconsistent("y"));
-    let why = feed.log.diagnostics().inconsistency("y").unwrap();
+    let diagnostics = feed.log.diagnostics();
+    let why = diagnostics.inconsistency("y").unwrap();
     assert_eq!(why.missing_count, 2_147_483_647);
     assert_eq!(why.missing_tasks.len(), MAX_LISTED_MISSING);
 }
@@ -546,7 +552,8 @@ fn commit_for_deleted_connector_cleans_up_even_when_malformed() {
         Some(0),
         "generations survive"
     );
-    let orphans: Vec<_> = feed.log.diagnostics().orphan_records().collect();
+    let diagnostics = feed.log.diagnostics();
+    let orphans: Vec<_> = diagnostics.orphan_records().collect();
     assert_eq!(orphans.len(), 1);
     assert_eq!(orphans[0].1.commit_records, 3);
 }
@@ -574,12 +581,8 @@ fn ghost_task_records_survive_until_re_creation_quirk() {
         Some(&props("s0")),
         "the old incarnation's task 3 is copied in"
     );
-    let ghosts: Vec<_> = feed
-        .log
-        .diagnostics()
-        .orphan_records()
-        .map(|(c, _)| c)
-        .collect();
+    let diagnostics = feed.log.diagnostics();
+    let ghosts: Vec<_> = diagnostics.orphan_records().map(|(c, _)| c).collect();
     assert_eq!(ghosts, ["x", "y"]);
 }
 
@@ -856,9 +859,10 @@ fn e1_e2_unknown_and_unparseable_keys() {
     feed.put("connector-a--b", Some(CFG_S1));
     feed.put("commit-a--b", Some(&commit(1)));
     assert_eq!(task_ids(&feed.snap(), "a--b"), [0]);
-    let skipped = feed.log.diagnostics().skipped();
-    assert_eq!(skipped.get(SkipKind::UnknownKey), 1);
-    assert_eq!(skipped.get(SkipKind::UnparseableTaskKey), 1);
+    let diagnostics = feed.log.diagnostics();
+    let skipped = diagnostics.skipped();
+    assert_eq!(skipped.get(ConfigSkipKind::UnknownKey), 1);
+    assert_eq!(skipped.get(ConfigSkipKind::UnparseableTaskKey), 1);
 }
 
 #[test]

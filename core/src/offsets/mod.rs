@@ -15,9 +15,10 @@ mod ordered;
 mod partition_key;
 mod writer;
 
-use alloc::collections::{BTreeMap, BTreeSet, VecDeque};
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -28,10 +29,11 @@ pub use ordered::{offset_key, offset_value, validate_value, FormatError, Ordered
 pub use partition_key::KeyProblem;
 pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError};
 
-use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::checkpoint::TopicKind;
 use crate::json::{self, JsonObject, JsonValue};
+use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PSet;
-use crate::position::{Position, Positions};
+use crate::skips::{SkipCounts, SkipKind, SkipReason};
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
@@ -109,17 +111,57 @@ struct Tables {
 
 /// What handling an offsets record did. Every record is applied (the data map is updated byte
 /// by byte, whatever the key); only duplicates are skipped.
-pub type OffsetOutcome = RecordOutcome<OffsetSkip>;
+pub type OffsetOutcome = RecordOutcome<OffsetsSkip>;
 
 /// Why an offsets record was not applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum OffsetSkip {
+pub enum OffsetsSkip {
     /// Below the next expected offset of its partition: a redelivery.
     Duplicate {
         /// The partition's next expected offset.
         next_expected: i64,
     },
+}
+
+/// What an [`OffsetsSkip`] is counted under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum OffsetsSkipKind {
+    /// [`OffsetsSkip::Duplicate`].
+    Duplicate,
+}
+
+impl fmt::Display for OffsetsSkip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Duplicate { next_expected } => {
+                write!(f, "duplicate record (next expected offset {next_expected})")
+            }
+        }
+    }
+}
+
+impl SkipReason for OffsetsSkip {
+    type Kind = OffsetsSkipKind;
+
+    fn kind(&self) -> OffsetsSkipKind {
+        match self {
+            Self::Duplicate { .. } => OffsetsSkipKind::Duplicate,
+        }
+    }
+
+    fn duplicate(next_expected: i64) -> Self {
+        Self::Duplicate { next_expected }
+    }
+}
+
+impl SkipKind for OffsetsSkipKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Duplicate => "duplicate",
+        }
+    }
 }
 
 /// A change to the live offsets, queued once the reader is caught up (Java has no listener for
@@ -144,17 +186,22 @@ pub enum OffsetEvent {
 }
 
 /// Diagnostics of an offsets reader.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OffsetDiagnostics {
-    duplicates: u64,
+    skipped: SkipCounts<OffsetsSkipKind>,
     untracked_keys: u64,
     null_partition_keys: u64,
 }
 
 impl OffsetDiagnostics {
+    /// Records skipped, per reason.
+    pub fn skipped(&self) -> &SkipCounts<OffsetsSkipKind> {
+        &self.skipped
+    }
+
     /// Redelivered records dropped.
     pub fn duplicates(&self) -> u64 {
-        self.duplicates
+        self.skipped.get(OffsetsSkipKind::Duplicate)
     }
 
     /// Records whose key Java's `processPartitionKey` warns about and does not track (not JSON,
@@ -169,69 +216,60 @@ impl OffsetDiagnostics {
     }
 }
 
+/// The offsets topic's own state, which [`OffsetLog`] drives: the data map, the connectors'
+/// partition sets and the counters of keys Java does not track. Checkpoints hold it (with the
+/// engine's positions and skip counters).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct MachineState {
+pub struct OffsetsTopic {
     tables: Tables,
-    positions: Positions,
-    diagnostics: OffsetDiagnostics,
+    untracked_keys: u64,
+    null_partition_keys: u64,
 }
 
 /// The offsets-topic state machine. Same drive loop as
 /// [`ConfigLog`](crate::config::ConfigLog): `handle_record`, then drain `poll_event`.
-#[derive(Debug, Clone, Default)]
-pub struct OffsetLog {
-    state: MachineState,
-    caught_up: bool,
-    events: VecDeque<OffsetEvent>,
-}
+pub type OffsetLog = TopicLog<OffsetsTopic>;
 
-impl OffsetLog {
-    /// A reader at the start of every partition, not caught up.
-    pub fn new() -> Self {
-        Self::default()
-    }
+impl Topic for OffsetsTopic {
+    type Event = OffsetEvent;
+    type Skip = OffsetsSkip;
+    type Snapshot = OffsetSnapshot;
+    type Diagnostics = OffsetDiagnostics;
+    const KIND: TopicKind = TopicKind::Offsets;
 
-    /// Marks the start-up read to the end offsets as done: later records queue events.
-    pub fn mark_caught_up(&mut self) {
-        self.caught_up = true;
-    }
-
-    /// Whether [`mark_caught_up`](Self::mark_caught_up) was called.
-    pub fn is_caught_up(&self) -> bool {
-        self.caught_up
-    }
-
-    /// Applies one record as Java's consume callback does (spec §4.3): the partition tracking of
-    /// `processPartitionKey`, then the byte-wise data map (a tombstone removes the key).
-    ///
-    /// Call it for every record, in offset order within each partition (any interleaving of
-    /// partitions). Drain [`poll_event`](Self::poll_event) afterwards. On `Err` nothing changed.
-    pub fn handle_record(&mut self, record: Record<'_>) -> Result<OffsetOutcome, RecordError> {
-        check_key(&record)?;
-        if let Position::Duplicate { next_expected } = self.state.positions.advance(&record)? {
-            self.state.diagnostics.duplicates += 1;
-            return Ok(RecordOutcome::Skipped(OffsetSkip::Duplicate {
-                next_expected,
-            }));
+    /// Keys longer than Kafka's limit are refused before anything changes.
+    fn check(record: &Record<'_>) -> Result<(), RecordError> {
+        match record.key.map(<[u8]>::len) {
+            Some(len) if len > live::MAX_KEY_LEN => Err(RecordError::KeyTooLong { len }),
+            _ => Ok(()),
         }
+    }
+
+    /// Java's consume callback (spec §4.3): the partition tracking of `processPartitionKey`,
+    /// then the byte-wise data map (a tombstone removes the key).
+    fn apply(
+        &mut self,
+        record: &Record<'_>,
+        events: &mut Events<'_, OffsetEvent>,
+    ) -> Result<(), OffsetsSkip> {
         let (shape, slot) = classify_with_slot(record.key);
         let partition = match shape {
             KeyShape::Partition(key) => Some(key),
             KeyShape::NullPartition => {
-                self.state.diagnostics.null_partition_keys += 1;
+                self.null_partition_keys += 1;
                 None
             }
             KeyShape::Ignored(_) => {
-                self.state.diagnostics.untracked_keys += 1;
+                self.untracked_keys += 1;
                 None
             }
         };
         if let Some(key) = &partition {
-            if !self.state.tables.connectors.contains(&key.connector) {
-                self.state.tables.connectors.insert(key.connector.clone());
+            if !self.tables.connectors.contains(&key.connector) {
+                self.tables.connectors.insert(key.connector.clone());
             }
         }
-        let data = &mut self.state.tables.data;
+        let data = &mut self.tables.data;
         match record.value {
             Some(value) => {
                 data.upsert(record.key, slot, value, record.partition, record.offset);
@@ -253,56 +291,27 @@ impl OffsetLog {
                 data.remove(record.key, slot);
             }
         }
-        if self.caught_up {
+        if events.enabled() {
             let (key, partition) = (record.key.map(<[u8]>::to_vec), record.partition);
-            self.events.push_back(match record.value {
+            events.emit(match record.value {
                 Some(_) => OffsetEvent::Updated { key, partition },
                 None => OffsetEvent::Removed { key, partition },
             });
         }
-        Ok(RecordOutcome::Applied)
-    }
-
-    /// The next event, oldest first.
-    #[must_use]
-    pub fn poll_event(&mut self) -> Option<OffsetEvent> {
-        self.events.pop_front()
+        Ok(())
     }
 
     /// An immutable view, O(1).
-    pub fn snapshot(&self) -> OffsetSnapshot {
-        OffsetSnapshot(Arc::new(self.state.tables.clone()))
+    fn snapshot(&self) -> OffsetSnapshot {
+        OffsetSnapshot(Arc::new(self.tables.clone()))
     }
 
-    /// The next offset to fetch from `partition`.
-    pub fn next_fetch_offset(&self, partition: i32) -> i64 {
-        self.state.positions.next_offset(partition)
-    }
-
-    /// Diagnostics beyond Java's state.
-    pub fn diagnostics(&self) -> &OffsetDiagnostics {
-        &self.state.diagnostics
-    }
-
-    /// The whole machine as a versioned, checksummed checkpoint.
-    pub fn checkpoint(&self) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Offsets, &self.state, None)
-    }
-
-    /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
-    /// [`checkpoint::check_fresh`] can refuse it once it is older
-    /// than the topic's tombstone retention.
-    pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Offsets, &self.state, Some(taken_at_ms))
-    }
-
-    /// Restores a reader from a checkpoint; it is not caught up.
-    pub fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        Ok(Self {
-            state: checkpoint::decode(TopicKind::Offsets, bytes)?,
-            caught_up: false,
-            events: VecDeque::new(),
-        })
+    fn diagnostics(&self, skipped: &SkipCounts<OffsetsSkipKind>) -> OffsetDiagnostics {
+        OffsetDiagnostics {
+            skipped: skipped.clone(),
+            untracked_keys: self.untracked_keys,
+            null_partition_keys: self.null_partition_keys,
+        }
     }
 }
 
@@ -468,17 +477,6 @@ fn read_offset(value: &[u8]) -> Result<Option<JsonObject>, Omitted> {
         }
     }
 }
-
-/// Refuses a key longer than Kafka allows (its length is a 32-bit field on the wire), which
-/// the compact storage cannot hold.
-fn check_key(record: &Record<'_>) -> Result<(), RecordError> {
-    match record.key.map(<[u8]>::len) {
-        Some(len) if len > live::MAX_KEY_LEN => Err(RecordError::KeyTooLong { len }),
-        _ => Ok(()),
-    }
-}
-
-crate::machine::delegate_topic_machine!(OffsetLog, OffsetEvent, OffsetSkip, OffsetSnapshot);
 
 #[cfg(test)]
 mod tests;

@@ -1,22 +1,23 @@
 //! Diagnostics beyond Java: skip counters and statuses that Java's clean-up never reaches. They
 //! never influence the snapshot.
 
-use super::skip::StatusSkipCounts;
+use super::skip::StatusSkipKind;
 use super::snapshot::StatusSnapshot;
 use super::types::{Status, TopicStatus};
+use crate::skips::SkipCounts;
 
 /// Diagnostics of a status reader, from
 /// [`StatusLog::diagnostics`](super::StatusLog::diagnostics). Cheap to take: it shares the
 /// snapshot, and the lists are computed when iterated.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatusDiagnostics {
-    pub(crate) skipped: StatusSkipCounts,
+    pub(crate) skipped: SkipCounts<StatusSkipKind>,
     pub(crate) snapshot: StatusSnapshot,
 }
 
 impl StatusDiagnostics {
     /// Records skipped, per reason.
-    pub fn skipped(&self) -> &StatusSkipCounts {
+    pub fn skipped(&self) -> &SkipCounts<StatusSkipKind> {
         &self.skipped
     }
 

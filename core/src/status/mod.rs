@@ -40,7 +40,7 @@ mod types;
 mod values;
 pub mod write;
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -52,31 +52,23 @@ pub use json_view::{StatusEventJson, StatusSnapshotJson};
 pub use keys::{
     CONNECTOR_STATUS_PREFIX, TASK_STATUS_PREFIX, TOPIC_STATUS_PREFIX, TOPIC_STATUS_SEPARATOR,
 };
-pub use skip::{StatusSkip, StatusSkipCounts, StatusSkipKind};
+pub use skip::{StatusSkip, StatusSkipKind};
 pub use snapshot::StatusSnapshot;
 pub use tracking::{ActiveTopics, TopicTracking, TopicTrackingError};
 pub use types::{Status, StatusState, TopicStatus};
 pub use write::{can_write_safely, PendingStatusWrite, StatusUpdate};
 
-use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::checkpoint::TopicKind;
 use crate::config::TaskId;
-use crate::position::{Position, Positions};
+use crate::machine::{Events, Topic, TopicLog};
+use crate::skips::SkipCounts;
 use crate::sync::Arc;
-use crate::{Record, RecordError, RecordOutcome};
+use crate::{Record, RecordOutcome};
 use keys::StatusKey;
 use snapshot::{Tables, TaskRow, TopicRow};
 
 /// What handling a status record did.
 pub type StatusOutcome = RecordOutcome<StatusSkip>;
-
-/// Everything a checkpoint restores: the read-back caches, positions and skip counters. Not the
-/// event queue, the caught-up flag or the write-side bookkeeping (see [`WriteBook`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-struct MachineState {
-    tables: Tables,
-    positions: Positions,
-    skipped: StatusSkipCounts,
-}
 
 /// The write-side half of Java's `CacheEntry` (`sequence`, `deleted`) plus the store-wide
 /// `generation`: what `send` and its retry callback consult (spec §3.3).
@@ -104,132 +96,42 @@ struct EntryMeta {
     incarnation: u64,
 }
 
-/// The status-topic state machine. See the [module docs](self) for the drive loop.
-#[derive(Debug, Clone, Default)]
-pub struct StatusLog {
-    state: MachineState,
+/// The status topic's own state, which [`StatusLog`] drives: the read-back caches
+/// (checkpoints hold them, with the engine's positions and skip counters) and the write-side
+/// bookkeeping (they do not: a restarted Java worker starts without it too).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StatusTopic {
+    tables: Tables,
+    #[serde(skip)]
     book: WriteBook,
-    caught_up: bool,
-    events: VecDeque<StatusEvent>,
 }
 
-impl StatusLog {
-    /// A reader at the start of the topic, not caught up.
-    pub fn new() -> Self {
-        Self::default()
-    }
+/// The status-topic state machine. See the [module docs](self) for the drive loop.
+pub type StatusLog = TopicLog<StatusTopic>;
 
-    /// Marks the initial read to the end offsets as complete: from now on records produce events.
-    /// Call it once, after the start-up catch-up; calling it again changes nothing.
-    pub fn mark_caught_up(&mut self) {
-        self.caught_up = true;
-    }
-
-    /// Whether [`mark_caught_up`](Self::mark_caught_up) was called.
-    pub fn is_caught_up(&self) -> bool {
-        self.caught_up
-    }
-
-    /// Applies one record exactly as Java's read callback does (spec §1, §2.4, §3.2, §3.5).
-    ///
-    /// Call it for every record of the topic, in offset order within each partition; records of
-    /// different partitions may interleave in any order. It may change the snapshot, the skip
-    /// counters and (once caught up) queue events; drain [`poll_event`](Self::poll_event)
-    /// afterwards. A record below its partition's next expected offset is a duplicate and changes
-    /// nothing. On `Err` nothing changed.
-    pub fn handle_record(&mut self, record: Record<'_>) -> Result<StatusOutcome, RecordError> {
-        let outcome = match self.state.positions.advance(&record)? {
-            Position::Duplicate { next_expected } => Err(StatusSkip::Duplicate { next_expected }),
-            Position::Fresh => self.apply(&record),
-        };
-        Ok(match outcome {
-            Ok(()) => RecordOutcome::Applied,
-            Err(skip) => {
-                self.state.skipped.count(skip.kind());
-                RecordOutcome::Skipped(skip)
-            }
-        })
-    }
-
-    /// The next event, oldest first. Drain until `None` after every `handle_*` call.
-    #[must_use]
-    pub fn poll_event(&mut self) -> Option<StatusEvent> {
-        self.events.pop_front()
-    }
-
-    /// An immutable view of the read-back caches, O(1).
-    pub fn snapshot(&self) -> StatusSnapshot {
-        StatusSnapshot(Arc::new(self.state.tables.clone()))
-    }
-
-    /// The next offset to fetch from `partition` (0 when nothing was read from it).
-    pub fn next_fetch_offset(&self, partition: i32) -> i64 {
-        self.state.positions.next_offset(partition)
-    }
-
-    /// Diagnostics beyond Java: skip counters, orphan task statuses, topic statuses of
-    /// connectors without a status. O(1); the lists are computed when iterated.
-    pub fn diagnostics(&self) -> StatusDiagnostics {
-        StatusDiagnostics {
-            skipped: self.state.skipped.clone(),
-            snapshot: self.snapshot(),
-        }
-    }
-
-    /// Java's `connectors()`: every connector name with a cache entry, sorted. Besides the names
-    /// with a status read back (those of the snapshot), it includes names this machine only
-    /// wrote for through [`prepare_put`](Self::prepare_put), until a tombstone for them is read
-    /// (spec §3.1, §6 item 3). The leader's deleted-connector clean-up iterates this.
-    pub fn known_connectors(&self) -> Vec<String> {
-        let read = self.state.tables.connectors.keys();
-        let written = self.book.connectors.keys();
-        let mut names: Vec<String> = read.chain(written).cloned().collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-    }
-
-    /// Serializes the read-back caches, positions and skip counters into a versioned,
-    /// checksummed checkpoint. Pending events are not included: drain them first. Nor is the
-    /// write-side bookkeeping (sequences, the store generation, names only written for): a
-    /// restarted Java worker starts without it too.
-    pub fn checkpoint(&self) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Status, &self.state, None)
-    }
-
-    /// [`checkpoint`](Self::checkpoint) stamped with the caller's time (ms), so that
-    /// [`checkpoint::check_fresh`] can refuse it once it is older
-    /// than the topic's tombstone retention.
-    pub fn checkpoint_at(&self, taken_at_ms: i64) -> Vec<u8> {
-        checkpoint::encode(TopicKind::Status, &self.state, Some(taken_at_ms))
-    }
-
-    /// Restores a reader from [`checkpoint`](Self::checkpoint) bytes. The reader is not caught
-    /// up: read the tail to the end offsets, then call [`mark_caught_up`](Self::mark_caught_up).
-    pub fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        let state = checkpoint::decode(TopicKind::Status, bytes)?;
-        Ok(Self {
-            state,
-            book: WriteBook::default(),
-            caught_up: false,
-            events: VecDeque::new(),
-        })
-    }
-
-    fn emit(&mut self, event: StatusEvent) {
-        if self.caught_up {
-            self.events.push_back(event);
-        }
-    }
+impl Topic for StatusTopic {
+    type Event = StatusEvent;
+    type Skip = StatusSkip;
+    type Snapshot = StatusSnapshot;
+    type Diagnostics = StatusDiagnostics;
+    const KIND: TopicKind = TopicKind::Status;
 
     /// Java's read callback: dispatch on the key, then look at the value.
-    fn apply(&mut self, record: &Record<'_>) -> Result<(), StatusSkip> {
+    fn apply(
+        &mut self,
+        record: &Record<'_>,
+        events: &mut Events<'_, StatusEvent>,
+    ) -> Result<(), StatusSkip> {
         let key_bytes = record.key.ok_or(StatusSkip::NullKey)?;
         let key = keys::key_string(key_bytes);
         match keys::dispatch(&key) {
-            StatusKey::Connector(c) => self.on_connector(c, record.value),
-            StatusKey::Task { connector, task } => self.on_task(connector, task, record.value),
-            StatusKey::Topic { topic, connector } => self.on_topic(topic, &connector, record.value),
+            StatusKey::Connector(c) => self.on_connector(c, record.value, events),
+            StatusKey::Task { connector, task } => {
+                self.on_task(connector, task, record.value, events)
+            }
+            StatusKey::Topic { topic, connector } => {
+                self.on_topic(topic, &connector, record.value, events)
+            }
             StatusKey::InvalidConnector => Err(StatusSkip::InvalidConnectorKey),
             StatusKey::InvalidTask => Err(StatusSkip::InvalidTaskKey),
             StatusKey::InvalidTopic(reason) => Err(StatusSkip::InvalidTopicKey { reason }),
@@ -237,18 +139,51 @@ impl StatusLog {
         }
     }
 
-    fn on_connector(&mut self, c: &str, value: Option<&[u8]>) -> Result<(), StatusSkip> {
+    /// What Java's `get`/`getAll`/`getTopic` return, O(1).
+    fn snapshot(&self) -> StatusSnapshot {
+        StatusSnapshot(Arc::new(self.tables.clone()))
+    }
+
+    /// Skip counters, orphan task statuses, topic statuses of connectors without a status.
+    /// O(1); the lists are computed when iterated.
+    fn diagnostics(&self, skipped: &SkipCounts<StatusSkipKind>) -> StatusDiagnostics {
+        StatusDiagnostics {
+            skipped: skipped.clone(),
+            snapshot: self.snapshot(),
+        }
+    }
+}
+
+impl StatusLog {
+    /// Java's `connectors()`: every connector name with a cache entry, sorted. Besides the names
+    /// with a status read back (those of the snapshot), it includes names this machine only
+    /// wrote for through [`prepare_put`](Self::prepare_put), until a tombstone for them is read
+    /// (spec §3.1, §6 item 3). The leader's deleted-connector clean-up iterates this.
+    pub fn known_connectors(&self) -> Vec<String> {
+        let read = self.topic.tables.connectors.keys();
+        let written = self.topic.book.connectors.keys();
+        let mut names: Vec<String> = read.chain(written).cloned().collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+}
+
+impl StatusTopic {
+    fn on_connector(
+        &mut self,
+        c: &str,
+        value: Option<&[u8]>,
+        events: &mut Events<'_, StatusEvent>,
+    ) -> Result<(), StatusSkip> {
         let Some(bytes) = value else {
-            self.remove_connector(c);
+            self.remove_connector(c, events);
             return Ok(());
         };
         let status = Arc::new(values::status(bytes)?);
         // No staleness check for connectors: the last record read wins (spec §3.2).
-        self.state
-            .tables
-            .connectors
-            .insert(c.into(), status.clone());
-        self.emit(StatusEvent::ConnectorStatusChanged {
+        self.tables.connectors.insert(c.into(), status.clone());
+        events.emit(StatusEvent::ConnectorStatusChanged {
             connector: c.into(),
             status,
         });
@@ -257,32 +192,38 @@ impl StatusLog {
 
     /// Java's `remove(connector)`: the connector entry and the whole task row go (their entries
     /// marked deleted); topic statuses stay (spec §3.5).
-    fn remove_connector(&mut self, c: &str) {
-        let t = &mut self.state.tables;
+    fn remove_connector(&mut self, c: &str, events: &mut Events<'_, StatusEvent>) {
+        let t = &mut self.tables;
         t.connectors.remove(c);
         let row = t.tasks.remove(c);
         self.book.connectors.remove(c);
         self.book.tasks.remove(c);
         for task in row.iter().flat_map(|row| row.keys()) {
-            self.emit(StatusEvent::TaskRemoved {
+            events.emit(StatusEvent::TaskRemoved {
                 id: TaskId::new(c, *task),
             });
         }
-        self.emit(StatusEvent::ConnectorRemoved {
+        events.emit(StatusEvent::ConnectorRemoved {
             connector: c.into(),
         });
     }
 
-    fn on_task(&mut self, c: String, task: i32, value: Option<&[u8]>) -> Result<(), StatusSkip> {
+    fn on_task(
+        &mut self,
+        c: String,
+        task: i32,
+        value: Option<&[u8]>,
+        events: &mut Events<'_, StatusEvent>,
+    ) -> Result<(), StatusSkip> {
         let Some(bytes) = value else {
             self.remove_task(&c, task);
-            self.emit(StatusEvent::TaskRemoved {
+            events.emit(StatusEvent::TaskRemoved {
                 id: TaskId::new(c, task),
             });
             return Ok(());
         };
         let status = values::status(bytes)?;
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         let cached = t.tasks.get(&c).and_then(|row| row.get(&task));
         if is_stale_unassigned(cached.map(|s| &**s), &status) {
             return Err(StatusSkip::StaleUnassigned);
@@ -290,7 +231,7 @@ impl StatusLog {
         let status = Arc::new(status);
         let row = t.tasks.get_or_insert_with(c.clone(), TaskRow::new);
         row.insert(task, status.clone());
-        self.emit(StatusEvent::TaskStatusChanged {
+        events.emit(StatusEvent::TaskStatusChanged {
             id: TaskId::new(c, task),
             status,
         });
@@ -300,7 +241,7 @@ impl StatusLog {
     /// Java's `remove(ConnectorTaskId)`: the cell goes (its entry marked deleted) and the row
     /// with it when it becomes empty.
     fn remove_task(&mut self, c: &str, task: i32) {
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         if t.tasks.get(c).is_some_and(|row| row.contains_key(&task)) {
             if let Some(row) = t.tasks.get_mut(c) {
                 row.remove(&task);
@@ -322,8 +263,9 @@ impl StatusLog {
         topic: &str,
         connector: &str,
         value: Option<&[u8]>,
+        events: &mut Events<'_, StatusEvent>,
     ) -> Result<(), StatusSkip> {
-        let t = &mut self.state.tables;
+        let t = &mut self.tables;
         let Some(bytes) = value else {
             // Java's `topics.get(c).remove(t)`: the inner map stays, even when empty.
             if t.topics
@@ -334,7 +276,7 @@ impl StatusLog {
                     row.remove(topic);
                 }
             }
-            self.emit(StatusEvent::TopicRemoved {
+            events.emit(StatusEvent::TopicRemoved {
                 connector: connector.into(),
                 topic: topic.into(),
             });
@@ -343,7 +285,7 @@ impl StatusLog {
         let status = Arc::new(values::topic_status(bytes)?);
         let row = t.topics.get_or_insert_with(connector.into(), TopicRow::new);
         row.insert(topic.into(), status);
-        self.emit(StatusEvent::TopicActive {
+        events.emit(StatusEvent::TopicActive {
             connector: connector.into(),
             topic: topic.into(),
         });
@@ -358,8 +300,6 @@ fn is_stale_unassigned(cached: Option<&Status>, incoming: &Status) -> bool {
         && cached
             .is_some_and(|c| c.state == StatusState::Running && c.generation >= incoming.generation)
 }
-
-crate::machine::delegate_topic_machine!(StatusLog, StatusEvent, StatusSkip, StatusSnapshot);
 
 #[cfg(test)]
 mod tests;

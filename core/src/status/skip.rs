@@ -140,5 +140,20 @@ impl StatusSkipKind {
     }
 }
 
-/// The status topic's skip counters.
-pub type StatusSkipCounts = crate::skips::SkipCounts<StatusSkipKind>;
+impl crate::skips::SkipReason for StatusSkip {
+    type Kind = StatusSkipKind;
+
+    fn kind(&self) -> StatusSkipKind {
+        Self::kind(self)
+    }
+
+    fn duplicate(next_expected: i64) -> Self {
+        Self::Duplicate { next_expected }
+    }
+}
+
+impl crate::skips::SkipKind for StatusSkipKind {
+    fn as_str(self) -> &'static str {
+        Self::as_str(self)
+    }
+}

@@ -12,7 +12,7 @@ use super::write::{
     connector_key, task_key, topic_status_record, topic_status_value, topic_tombstone,
 };
 use super::*;
-use crate::ProducerRecord;
+use crate::{ProducerRecord, RecordError};
 
 const RUNNING_1: &str =
     r#"{"state":"RUNNING","trace":null,"worker_id":"localhost:8083","generation":1}"#;
@@ -1292,7 +1292,7 @@ fn sequences_wrap_like_java_int() {
     let mut log = StatusLog::new();
     let update = StatusUpdate::for_connector("c", StatusState::Running, "me", 1);
     log.prepare_put(update.clone(), false);
-    if let Some(entry) = log.book.connectors.get_mut("c") {
+    if let Some(entry) = log.topic.book.connectors.get_mut("c") {
         entry.sequence = i32::MAX;
     }
     assert_eq!(log.prepare_put(update, false).unwrap().sequence(), i32::MIN);

@@ -168,7 +168,7 @@ impl StatusLog {
         tracking: &TopicTracking,
     ) -> Option<ProducerRecord> {
         let cached = self
-            .state
+            .topic
             .tables
             .topics
             .get(connector)

@@ -249,7 +249,7 @@ pub fn topic_tombstone(connector: &str, topic: &str) -> ProducerRecord {
 impl StatusLog {
     /// The cached (read-back) status of a connector (`task: None`) or task.
     fn cached(&self, connector: &str, task: Option<i32>) -> Option<&Status> {
-        let t = &self.state.tables;
+        let t = &self.topic.tables;
         match task {
             None => t.connectors.get(connector),
             Some(n) => t.tasks.get(connector).and_then(|row| row.get(&n)),
@@ -259,7 +259,7 @@ impl StatusLog {
 
     /// Java's `getOrAdd`: the write-side entry of a key, created if absent.
     fn entry_meta(&mut self, connector: &str, task: Option<i32>) -> &mut EntryMeta {
-        let book = &mut self.book;
+        let book = &mut self.topic.book;
         let fresh = EntryMeta {
             sequence: 0,
             incarnation: book.next_incarnation,
@@ -282,8 +282,13 @@ impl StatusLog {
     /// The write-side entry of a key, if Java would still hold that entry object.
     fn existing_meta(&self, connector: &str, task: Option<i32>) -> Option<EntryMeta> {
         match task {
-            None => self.book.connectors.get(connector),
-            Some(n) => self.book.tasks.get(connector).and_then(|row| row.get(&n)),
+            None => self.topic.book.connectors.get(connector),
+            Some(n) => self
+                .topic
+                .book
+                .tasks
+                .get(connector)
+                .and_then(|row| row.get(&n)),
         }
         .copied()
     }
@@ -300,7 +305,7 @@ impl StatusLog {
     /// The cached status itself does not change: writes become visible when read back.
     pub fn prepare_put(&mut self, update: StatusUpdate, safe: bool) -> Option<PendingStatusWrite> {
         self.entry_meta(&update.connector, update.task);
-        self.book.generation = update.generation;
+        self.topic.book.generation = update.generation;
         if safe && !can_write_safely(self.cached(&update.connector, update.task), &update) {
             return None;
         }
@@ -335,7 +340,7 @@ impl StatusLog {
         if entry.incarnation != pending.incarnation {
             return false;
         }
-        if update.generation != self.book.generation {
+        if update.generation != self.topic.book.generation {
             return false;
         }
         !pending.safe
@@ -348,7 +353,7 @@ impl StatusLog {
     /// tombstone. Pure: use [`prepare_deletion`](Self::prepare_deletion) to also do Java's
     /// `send` bookkeeping.
     pub fn deletion_records(&self, connector: &str) -> Vec<ProducerRecord> {
-        let tasks = self.state.tables.tasks.get(connector);
+        let tasks = self.topic.tables.tasks.get(connector);
         tasks
             .into_iter()
             .flat_map(|row| row.keys())
@@ -371,7 +376,7 @@ impl StatusLog {
         generation: i32,
     ) -> Vec<PendingStatusWrite> {
         let tasks: Vec<i32> = self
-            .state
+            .topic
             .tables
             .tasks
             .get(connector)
