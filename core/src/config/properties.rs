@@ -137,36 +137,41 @@ impl Properties {
         }
     }
 
+    // The layout accessors below index without fallbacks: every `Properties` is built by
+    // `from_pairs` or checked by `validate` when a checkpoint is decoded, so a header, an end
+    // position or a span out of range, or text that is not UTF-8, is a bug in this module, and
+    // panics rather than reading as empty.
+
     fn width(&self) -> usize {
-        usize::from(self.bytes.first().copied().unwrap_or(4))
+        usize::from(self.bytes[0])
     }
 
     /// Header number `i`: 0 is the count, then the end positions. Only called in range.
     fn number(&self, i: usize) -> usize {
         let width = self.width();
         let at = 1 + i * width;
-        let field = self.bytes.get(at..at + width).unwrap_or_default();
-        match *field {
+        match self.bytes[at..at + width] {
             [a, b, c, d] => u32::from_le_bytes([a, b, c, d]) as usize,
             [a, b, c, d, e, f, g, h] => {
-                usize::try_from(u64::from_le_bytes([a, b, c, d, e, f, g, h])).unwrap_or(usize::MAX)
+                usize::try_from(u64::from_le_bytes([a, b, c, d, e, f, g, h]))
+                    .expect("a validated end position fits in memory")
             }
-            _ => 0,
+            _ => unreachable!("a validated width is 4 or 8"),
         }
     }
 
     fn text(&self) -> &[u8] {
         let start = 1 + self.width() * (1 + 2 * self.len());
-        self.bytes.get(start..).unwrap_or_default()
+        &self.bytes[start..]
     }
 
     /// The text between the end of slot `slot - 1` (0 for the first slot) and the end of
-    /// `slot`. Validated on construction, so the fallbacks are never taken.
+    /// `slot`.
     fn span(&self, slot: usize) -> &str {
         let start = slot.checked_sub(1).map_or(0, |prev| self.number(1 + prev));
         let end = self.number(1 + slot);
-        let bytes = self.text().get(start..end).unwrap_or_default();
-        core::str::from_utf8(bytes).unwrap_or_default()
+        core::str::from_utf8(&self.text()[start..end])
+            .expect("validated text is UTF-8 at every end")
     }
 
     fn name(&self, index: usize) -> &str {
@@ -200,7 +205,16 @@ impl Properties {
     /// and the last at its end), names strictly ascending, and `others` indices strictly
     /// ascending and in range, each with an empty text value and never a string.
     fn validate(&self) -> Result<(), &'static str> {
-        let width = self.width();
+        // The width and the count first, so that the accessors below stay in range.
+        let width = usize::from(
+            *self
+                .bytes
+                .first()
+                .ok_or("the property layout is malformed")?,
+        );
+        if !matches!(width, 4 | 8) || self.bytes.len() < 1 + width {
+            return Err("the property layout is malformed");
+        }
         let count = self.len();
         let header = count
             .checked_mul(2)

@@ -41,10 +41,13 @@ use partition_key::{KeyShape, PartitionKey};
 
 /// A source partition map as bytes: its bincode encoding, members sorted by name. The encoding
 /// is deterministic and exact (doubles by their bits), so two maps are equal exactly when their
-/// encodings are.
+/// encodings are; the slot hash is taken of it, so that equal partitions in any member order
+/// share a slot (the partition sets live in the data map: see [`live`]).
 fn compact_partition(partition: &JsonObject) -> Vec<u8> {
-    // A map of strings, numbers, booleans, lists and maps: bincode cannot fail on it.
-    bincode::serde::encode_to_vec(partition, bincode::config::standard()).unwrap_or_default()
+    // Strings, numbers, booleans, lists and maps into a growing buffer, with no size limit
+    // configured: bincode has no error to report for them.
+    bincode::serde::encode_to_vec(partition, bincode::config::standard())
+        .expect("bincode encodes a JSON map into a Vec without error")
 }
 
 /// 32 bits of a hash, for slot hashes.
