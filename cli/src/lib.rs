@@ -10,16 +10,15 @@ pub mod doctor;
 pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
-pub mod kcat;
 pub mod offsets;
 pub mod progress;
 pub mod replay;
-pub mod rest;
 pub mod serve;
 pub mod source;
-pub mod synth;
 mod table;
 pub mod view;
+
+pub use connect_state_ops::{kcat, rest, synth};
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -232,19 +231,16 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             dump: options,
             file,
         } => {
-            let dump = source::read_dump_file(&file, options.options())?;
-            dump.bad_lines
-                .report(&file.display().to_string(), &mut stderr.lock())?;
-            let mut out = stdout.lock();
-            replay::run(
-                topic,
-                &dump,
+            let dump = source::open_dump(&file, options.options())?;
+            let name = file.display().to_string();
+            let output = replay::Output {
+                name: &name,
                 live_from,
                 format,
-                events,
-                &mut out,
-                &mut stderr.lock(),
-            )?;
+                with_events: events,
+            };
+            let mut out = stdout.lock();
+            replay::run(topic, dump, &output, &mut out, &mut stderr.lock())?;
             out.flush()?;
         }
         #[cfg(feature = "kafka")]

@@ -8,7 +8,9 @@ use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
 use engine::TopicMachine;
 
-use crate::kcat::{Dump, DumpRecord};
+use std::io::BufRead;
+
+use crate::kcat::{DumpError, DumpReader, DumpRecord};
 use crate::view::{Skips, View};
 use crate::{CliError, Format, Topic};
 
@@ -20,16 +22,28 @@ pub struct Replay<M: TopicMachine> {
     pub events: Vec<M::Event>,
 }
 
-/// Replays records through a fresh machine. Records below `live_from` are the start-up catch-up
-/// (no events); the machine is marked caught up before the first record at or after it. Without
-/// `live_from` every record is catch-up, as for a worker that starts now.
+/// Replays a stream of dump records through a fresh machine, one at a time (the dump is never
+/// held). Records below `live_from` are the start-up catch-up (no events); the machine is
+/// marked caught up before the first record at or after it. Without `live_from` every record
+/// is catch-up, as for a worker that starts now. With `single_partition` (the config topic) a
+/// record outside partition 0 is refused, as Java refuses the topic (spec §3.11).
 pub fn replay<M: TopicMachine + Default>(
-    records: &[DumpRecord],
+    records: impl IntoIterator<Item = Result<DumpRecord, DumpError>>,
     live_from: Option<i64>,
+    single_partition: bool,
 ) -> Result<Replay<M>, CliError> {
     let mut machine = M::default();
     let mut events = Vec::new();
     for record in records {
+        let record = record?;
+        if single_partition && record.partition != 0 {
+            return Err(CliError::Input(format!(
+                "line {}: the config topic is required to have a single partition in order to \
+                 guarantee consistency of connector configurations, but the dump has records \
+                 from partition {}",
+                record.line, record.partition
+            )));
+        }
         if !machine.is_caught_up() && live_from.is_some_and(|from| record.offset >= from) {
             machine.mark_caught_up();
         }
@@ -40,19 +54,6 @@ pub fn replay<M: TopicMachine + Default>(
     }
     machine.mark_caught_up();
     Ok(Replay { machine, events })
-}
-
-/// Java refuses a config topic with more than one partition (spec §3.11).
-fn require_single_partition(records: &[DumpRecord]) -> Result<(), CliError> {
-    match records.iter().find(|r| r.partition != 0) {
-        Some(other) => Err(CliError::Input(format!(
-            "line {}: the config topic is required to have a single partition in order to \
-             guarantee consistency of connector configurations, but the dump has records from \
-             partition {}",
-            other.line, other.partition
-        ))),
-        None => Ok(()),
-    }
 }
 
 /// Writes a snapshot (and events) as the JSON contract.
@@ -78,49 +79,57 @@ fn write_event_lines(out: &mut dyn Write, events: &[serde_json::Value]) -> Resul
     Ok(())
 }
 
-/// Runs `replay` for one topic and writes the result.
-pub fn run(
+/// Runs `replay` for one topic over the dump `name` as it is read, and writes the result;
+/// the lines skipped with `--skip-bad-lines` are reported on `err` before it.
+pub fn run<R: BufRead>(
     topic: Topic,
-    dump: &Dump,
-    live_from: Option<i64>,
-    format: Format,
-    with_events: bool,
+    dump: DumpReader<R>,
+    options: &Output<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
     match topic {
-        Topic::Config => {
-            require_single_partition(&dump.records)?;
-            run_topic::<ConfigLog>(dump, live_from, format, with_events, out, err)
-        }
-        Topic::Status => run_topic::<StatusLog>(dump, live_from, format, with_events, out, err),
-        Topic::Offsets => run_topic::<OffsetLog>(dump, live_from, format, with_events, out, err),
+        Topic::Config => run_topic::<ConfigLog, R>(dump, true, options, out, err),
+        Topic::Status => run_topic::<StatusLog, R>(dump, false, options, out, err),
+        Topic::Offsets => run_topic::<OffsetLog, R>(dump, false, options, out, err),
     }
 }
 
-fn run_topic<M: View>(
-    dump: &Dump,
-    live_from: Option<i64>,
-    format: Format,
-    with_events: bool,
+/// How `replay` reads and writes, besides the dump.
+pub struct Output<'a> {
+    /// The dump's name, for the report of skipped lines.
+    pub name: &'a str,
+    /// `--live-from`.
+    pub live_from: Option<i64>,
+    /// `--format`.
+    pub format: Format,
+    /// `--events`.
+    pub with_events: bool,
+}
+
+fn run_topic<M: View, R: BufRead>(
+    mut dump: DumpReader<R>,
+    single_partition: bool,
+    options: &Output<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let r = replay::<M>(&dump.records, live_from)?;
+    let r = replay::<M>(dump.by_ref(), options.live_from, single_partition)?;
+    dump.bad_lines().report(options.name, err)?;
     let events = r
         .events
         .iter()
         .map(M::event_json)
         .collect::<Result<Vec<_>, _>>()?;
-    match format {
+    match options.format {
         Format::Json => write_json(
             out,
             r.machine.snapshot_json()?,
-            with_events.then_some(events),
+            options.with_events.then_some(events),
         )?,
         Format::Table => {
             out.write_all(r.machine.table().as_bytes())?;
-            if with_events {
+            if options.with_events {
                 write_event_lines(out, &events)?;
             }
         }

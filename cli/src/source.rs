@@ -3,93 +3,20 @@
 //! is replayed through the core wrapped in [`Indexed`], which remembers where the latest record
 //! of every key lives, so findings can cite their evidence.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{self, BufReader};
+use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 
 use clap::Args;
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
-use engine::{Record, RecordError, RecordOutcome, TopicMachine};
+use engine::TopicMachine;
+
+pub use connect_state_ops::index::Indexed;
 
 use crate::{kcat, CliError, Topic};
-
-/// A topic machine that also records, for every key, the partition and offset of its latest
-/// record. Feed it exactly as the machine it wraps.
-#[derive(Debug, Default)]
-pub struct Indexed<M> {
-    /// The wrapped machine.
-    pub machine: M,
-    latest: BTreeMap<Vec<u8>, (i32, i64)>,
-}
-
-impl<M> Indexed<M> {
-    /// `(partition, offset)` of the latest record read with this key.
-    pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
-        self.latest.get(key.as_bytes()).copied()
-    }
-
-    /// Keys read that start with `prefix`, as text (lossy), each with its latest position.
-    pub fn keys_with_prefix<'a>(
-        &'a self,
-        prefix: &'a str,
-    ) -> impl Iterator<Item = (String, (i32, i64))> + 'a {
-        self.latest
-            .range(prefix.as_bytes().to_vec()..)
-            .take_while(move |(k, _)| k.starts_with(prefix.as_bytes()))
-            .map(|(k, at)| (String::from_utf8_lossy(k).into_owned(), *at))
-    }
-}
-
-impl<M: TopicMachine> TopicMachine for Indexed<M> {
-    type Event = M::Event;
-    type Skip = M::Skip;
-    type Snapshot = M::Snapshot;
-    type Diagnostics = M::Diagnostics;
-
-    fn handle_record(
-        &mut self,
-        record: Record<'_>,
-    ) -> Result<RecordOutcome<Self::Skip>, RecordError> {
-        let outcome = self.machine.handle_record(record)?;
-        if let Some(key) = record.key {
-            self.latest
-                .insert(key.to_vec(), (record.partition, record.offset));
-        }
-        Ok(outcome)
-    }
-    fn mark_caught_up(&mut self) {
-        self.machine.mark_caught_up();
-    }
-    fn is_caught_up(&self) -> bool {
-        self.machine.is_caught_up()
-    }
-    fn poll_event(&mut self) -> Option<Self::Event> {
-        self.machine.poll_event()
-    }
-    fn snapshot(&self) -> Self::Snapshot {
-        self.machine.snapshot()
-    }
-    fn next_fetch_offset(&self, partition: i32) -> i64 {
-        self.machine.next_fetch_offset(partition)
-    }
-    fn diagnostics(&self) -> M::Diagnostics {
-        self.machine.diagnostics()
-    }
-    fn checkpoint(&self) -> Vec<u8> {
-        self.machine.checkpoint()
-    }
-    /// The machine restored; the key index starts empty (checkpoints do not hold it), so it
-    /// covers the records read after.
-    fn restore(bytes: &[u8]) -> Result<Self, engine::checkpoint::CheckpointError> {
-        Ok(Self {
-            machine: M::restore(bytes)?,
-            latest: BTreeMap::new(),
-        })
-    }
-}
 
 /// How a topic is laid out, as far as the source can tell.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,13 +213,12 @@ impl SourceArgs {
             if !wanted.contains(topic) {
                 continue;
             }
-            let dump = read_dump_file(file, self.dump.options())?;
+            let dump = open_dump(file, self.dump.options())?;
             let name = file.display().to_string();
-            dump.bad_lines.report(&name, &mut io::stderr())?;
             match topic {
-                Topic::Config => topics.config = Some(replay_dump(name, &dump)?),
-                Topic::Status => topics.status = Some(replay_dump(name, &dump)?),
-                Topic::Offsets => topics.offsets = Some(replay_dump(name, &dump)?),
+                Topic::Config => topics.config = Some(replay_dump(name, dump)?),
+                Topic::Status => topics.status = Some(replay_dump(name, dump)?),
+                Topic::Offsets => topics.offsets = Some(replay_dump(name, dump)?),
             }
         }
         Ok(topics)
@@ -356,31 +282,40 @@ pub fn topic_name(topic: Topic) -> &'static str {
     }
 }
 
-/// Reads a dump file (`-`: standard input).
-pub(crate) fn read_dump_file(
+/// Opens a dump file (`-`: standard input) to be read as a stream.
+pub(crate) fn open_dump(
     file: &PathBuf,
     options: kcat::ReadOptions,
-) -> Result<kcat::Dump, CliError> {
-    if file.as_os_str() == "-" {
-        return Ok(kcat::read_dump(io::stdin().lock(), options)?);
-    }
-    let f = File::open(file)
-        .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
-    Ok(kcat::read_dump(BufReader::new(f), options)?)
+) -> Result<kcat::DumpReader<Box<dyn BufRead>>, CliError> {
+    let reader: Box<dyn BufRead> = if file.as_os_str() == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        let f = File::open(file)
+            .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
+        Box::new(BufReader::new(f))
+    };
+    Ok(kcat::DumpReader::new(reader, options))
 }
 
+/// Replays a dump as it is read, noting the partitions it holds records of.
 fn replay_dump<M: TopicMachine + Default>(
     name: String,
-    dump: &kcat::Dump,
+    mut dump: kcat::DumpReader<Box<dyn BufRead>>,
 ) -> Result<TopicRead<M>, CliError> {
-    let replay = crate::replay::replay::<Indexed<M>>(&dump.records, None)?;
+    let mut partitions_seen = BTreeSet::new();
+    let records = dump.by_ref().inspect(|record| {
+        if let Ok(record) = record {
+            partitions_seen.insert(record.partition);
+        }
+    });
+    let replay = crate::replay::replay::<Indexed<M>>(records, None, false)?;
+    let bad_lines = dump.into_bad_lines();
+    bad_lines.report(&name, &mut io::stderr())?;
     Ok(TopicRead {
         name,
         state: replay.machine,
-        layout: Layout::Dump {
-            partitions_seen: dump.records.iter().map(|r| r.partition).collect(),
-        },
-        bad_lines: dump.bad_lines.clone(),
+        layout: Layout::Dump { partitions_seen },
+        bad_lines,
     })
 }
 

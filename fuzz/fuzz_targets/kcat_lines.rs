@@ -1,7 +1,7 @@
 #![no_main]
 // The dump reader: any bytes are lines that parse or fail with a numbered error, never a panic;
 // with a small line limit, longer lines are skipped and counted.
-use connect_state_cli::kcat::{read_dump, ReadOptions};
+use connect_state_ops::kcat::{read_dump, ReadOptions};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let _ = read_dump(data, ReadOptions::STRICT);

@@ -706,7 +706,7 @@ fn offsets_records(
         }
         // The body goes through the CLI's own reader, so the oracle judges `offsets import`.
         OffsetsWrite::Alter(c, e) => {
-            let entries = connect_state_cli::offsets::parse_offsets_file(&request_body(e))?;
+            let entries = connect_state_ops::offsets_file::parse_offsets_file(&request_body(e))?;
             kip875::alter_records(snapshot, c, &entries, partitions).map_err(|e| e.to_string())
         }
         OffsetsWrite::Reset(c) => {

@@ -54,9 +54,9 @@ fn kcat_corpus_parses_or_fails_cleanly() {
     let seeds = inputs("kcat_lines");
     assert!(!seeds.is_empty());
     for (name, data) in seeds {
-        let dump = connect_state_cli::kcat::read_dump(
+        let dump = connect_state_ops::kcat::read_dump(
             data.as_slice(),
-            connect_state_cli::kcat::ReadOptions::STRICT,
+            connect_state_ops::kcat::ReadOptions::STRICT,
         );
         if name.starts_with("seed-") {
             assert!(dump.is_ok(), "{name}: {:?}", dump.err());

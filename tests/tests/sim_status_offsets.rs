@@ -22,10 +22,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
-use connect_state_cli::rest::Answer;
 use connect_state_memory::{
     FetchFault, MemoryCluster, MemoryTransport, ProduceFault, RecordKind, TopicConfig,
 };
+use connect_state_ops::rest::Answer;
 use connect_state_store::{
     FetchedBatch, FetchedRecord, NewTopic, ProduceMode, Store, StoreSettings, TopicDescription,
     TopicRole, Transport, TransportError,

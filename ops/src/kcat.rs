@@ -187,46 +187,110 @@ pub enum DumpError {
     Io(#[from] std::io::Error),
 }
 
-/// Reads every line of a dump. A malformed line (one longer than the options allow
-/// included) is an error unless [`ReadOptions::skip_bad_lines`], in which case it is counted
-/// in [`Dump::bad_lines`].
-pub fn read_dump(mut reader: impl BufRead, options: ReadOptions) -> Result<Dump, DumpError> {
-    let mut dump = Dump::default();
-    let mut bytes = Vec::new();
-    let mut number = 0;
-    let stop_at_limit = !options.skip_bad_lines;
-    while let Some(fits) = next_line(
-        &mut reader,
-        &mut bytes,
-        options.max_line_bytes,
-        stop_at_limit,
-    )? {
-        number += 1;
-        let parsed = if !fits {
-            Err(LineError {
-                line: number,
-                problem: format!(
-                    "longer than {} bytes (raise --max-line-bytes if the dump is right)",
-                    options.max_line_bytes
-                ),
-            })
-        } else {
-            match std::str::from_utf8(&bytes) {
-                Ok(text) => parse_line(number, text),
-                Err(_) => Err(LineError {
-                    line: number,
-                    problem: "not valid UTF-8".into(),
-                }),
-            }
-        };
-        match parsed {
-            Ok(Some(record)) => dump.records.push(record),
-            Ok(None) => {}
-            Err(e) if options.skip_bad_lines => dump.bad_lines.push(e),
-            Err(e) => return Err(e.into()),
+/// Reads a dump one record at a time: it holds one line (at most
+/// [`ReadOptions::max_line_bytes`]), whatever the size of the dump, so a replay over it needs
+/// the memory of the state, not of the file.
+///
+/// Yields each record in file order. A malformed line (one longer than the options allow
+/// included) is yielded as an error, after which the reader yields nothing more, unless
+/// [`ReadOptions::skip_bad_lines`]: then it is counted in [`bad_lines`](Self::bad_lines) and
+/// reading goes on. An IO error also ends the reading.
+#[derive(Debug)]
+pub struct DumpReader<R> {
+    reader: R,
+    options: ReadOptions,
+    line: Vec<u8>,
+    number: usize,
+    bad_lines: BadLines,
+    done: bool,
+}
+
+impl<R: BufRead> DumpReader<R> {
+    /// A reader at the first line of `reader`.
+    pub fn new(reader: R, options: ReadOptions) -> Self {
+        Self {
+            reader,
+            options,
+            line: Vec::new(),
+            number: 0,
+            bad_lines: BadLines::default(),
+            done: false,
         }
     }
-    Ok(dump)
+
+    /// The lines skipped so far (with [`ReadOptions::skip_bad_lines`]).
+    pub fn bad_lines(&self) -> &BadLines {
+        &self.bad_lines
+    }
+
+    /// The lines skipped, once reading is over.
+    pub fn into_bad_lines(self) -> BadLines {
+        self.bad_lines
+    }
+
+    /// The next line parsed: `None` at the end of the dump.
+    fn next_parsed(&mut self) -> Result<Option<Result<Option<DumpRecord>, LineError>>, DumpError> {
+        let max = self.options.max_line_bytes;
+        let stop_at_limit = !self.options.skip_bad_lines;
+        let Some(fits) = next_line(&mut self.reader, &mut self.line, max, stop_at_limit)? else {
+            return Ok(None);
+        };
+        self.number += 1;
+        let number = self.number;
+        if !fits {
+            return Ok(Some(Err(LineError {
+                line: number,
+                problem: format!(
+                    "longer than {max} bytes (raise --max-line-bytes if the dump is right)"
+                ),
+            })));
+        }
+        Ok(Some(match std::str::from_utf8(&self.line) {
+            Ok(text) => parse_line(number, text),
+            Err(_) => Err(LineError {
+                line: number,
+                problem: "not valid UTF-8".into(),
+            }),
+        }))
+    }
+}
+
+impl<R: BufRead> Iterator for DumpReader<R> {
+    type Item = Result<DumpRecord, DumpError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            match self.next_parsed() {
+                Ok(None) => self.done = true,
+                Ok(Some(Ok(Some(record)))) => return Some(Ok(record)),
+                Ok(Some(Ok(None))) => {}
+                Ok(Some(Err(e))) if self.options.skip_bad_lines => self.bad_lines.push(e),
+                Ok(Some(Err(e))) => {
+                    self.done = true;
+                    return Some(Err(e.into()));
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
+    }
+}
+
+impl<R: BufRead> std::iter::FusedIterator for DumpReader<R> {}
+
+/// Reads every line of a dump into memory (see [`DumpReader`] to stream instead). A malformed
+/// line is an error unless [`ReadOptions::skip_bad_lines`], in which case it is counted in
+/// [`Dump::bad_lines`].
+pub fn read_dump(reader: impl BufRead, options: ReadOptions) -> Result<Dump, DumpError> {
+    let mut lines = DumpReader::new(reader, options);
+    let records = lines.by_ref().collect::<Result<Vec<_>, _>>()?;
+    Ok(Dump {
+        records,
+        bad_lines: lines.into_bad_lines(),
+    })
 }
 
 /// Reads the next line into `line` (without `\n` or `\r\n`): `Some(true)` when it fit in
@@ -413,5 +477,48 @@ mod tests {
                 .starts_with("line 1: longer than 1048576 bytes"),
             "{e}"
         );
+    }
+
+    /// The reader holds one line, not the dump: it yields records from an endless input.
+    #[test]
+    fn the_reader_streams_an_endless_dump() {
+        struct Endless(&'static [u8], usize);
+        impl std::io::Read for Endless {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let mut n = 0;
+                while n < buf.len() {
+                    buf[n] = self.0[self.1 % self.0.len()];
+                    self.1 += 1;
+                    n += 1;
+                }
+                Ok(n)
+            }
+        }
+        let line = b"{\"offset\":1,\"key\":\"k\",\"payload\":\"v\"}\n";
+        let reader = DumpReader::new(
+            std::io::BufReader::new(Endless(line, 0)),
+            ReadOptions::STRICT,
+        );
+        let records: Vec<DumpRecord> = reader.take(10_000).map(Result::unwrap).collect();
+        assert_eq!(records.len(), 10_000);
+        assert_eq!(records[9_999].line, 10_000);
+    }
+
+    /// Records before a malformed line are yielded, then its error, then nothing more.
+    #[test]
+    fn the_reader_stops_at_the_first_malformed_line() {
+        let dump = "{\"offset\":0,\"key\":\"a\",\"payload\":null}\nnot json\n{\"offset\":1,\"key\":\"b\",\"payload\":null}\n";
+        let mut reader = DumpReader::new(dump.as_bytes(), ReadOptions::STRICT);
+        assert_eq!(reader.next().unwrap().unwrap().offset, 0);
+        assert!(matches!(reader.next(), Some(Err(DumpError::Line(e))) if e.line == 2));
+        assert!(reader.next().is_none());
+        let skipping = ReadOptions {
+            skip_bad_lines: true,
+            ..ReadOptions::STRICT
+        };
+        let mut reader = DumpReader::new(dump.as_bytes(), skipping);
+        let offsets: Vec<i64> = reader.by_ref().map(|r| r.unwrap().offset).collect();
+        assert_eq!(offsets, [0, 1]);
+        assert_eq!(reader.bad_lines().count, 1);
     }
 }
