@@ -72,6 +72,7 @@ pub mod json;
 pub mod machine;
 pub mod offsets;
 pub mod persistent;
+pub mod plan;
 mod position;
 mod record;
 pub mod skips;

@@ -25,8 +25,8 @@ use core::time::Duration;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use engine::config::write::{ProducerKind, StepAction, WritePlan};
-use engine::config::{ConfigEvent, ConfigLog};
+use engine::config::ConfigLog;
+use engine::plan::{ProducerKind, StepAction, WritePlan};
 use engine::{ProducerRecord, RecordError, TopicMachine};
 
 pub use transport::{
@@ -385,8 +385,10 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
             .max(self.machine.next_fetch_offset(partition))
     }
 
-    /// Produces `records` and, if `read_back`, reads to the end, all within the write budget.
-    /// `error_message` is what the failure reports (Java's per-method message).
+    /// Produces `records` and, if `read_back`, reads to the end, all within the write budget:
+    /// [`execute`](Self::execute) of a one-batch plan. `error_message` is what the failure
+    /// reports (Java's per-method message); a transactional `mode` sends the batch as one
+    /// transaction.
     pub async fn write(
         &mut self,
         records: &[ProducerRecord],
@@ -394,27 +396,63 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         read_back: bool,
         error_message: &str,
     ) -> Result<Vec<M::Event>, StoreError> {
+        let mut plan = WritePlan::single(records.to_vec(), read_back, error_message.to_string());
+        let fenced = mode == ProduceMode::Transactional;
+        if fenced {
+            for step in &mut plan.steps {
+                if let StepAction::Produce { producer, .. } = &mut step.action {
+                    *producer = ProducerKind::Privileged;
+                }
+            }
+        }
+        self.execute(&plan, fenced).await
+    }
+
+    /// Runs a write plan as Java's stores do: each step in order (privileged batches as one
+    /// transaction when `fenced`, ordinary batches as plain sends, reads to the end between
+    /// them), all under one budget. On failure or timeout the error carries Java's message for
+    /// the step that was running. Returns the events read back.
+    pub async fn execute(
+        &mut self,
+        plan: &WritePlan,
+        fenced: bool,
+    ) -> Result<Vec<M::Event>, StoreError> {
         let budget = self.settings.write_budget;
         let topic = self.settings.topic.clone();
         let transport = Arc::clone(&self.transport);
-        let work = async {
-            transport
-                .produce(&topic, records, mode)
-                .await
-                .map_err(|cause| StoreError::WriteFailed {
-                    message: error_message.to_string(),
-                    cause,
-                })?;
-            if read_back {
-                self.read_to_end().await
-            } else {
-                Ok(Vec::new())
-            }
+        let mut current = String::new();
+        let result = {
+            let current = &mut current;
+            let work = async {
+                let mut events = Vec::new();
+                for step in &plan.steps {
+                    current.clear();
+                    current.push_str(&step.error_message);
+                    match &step.action {
+                        StepAction::Produce { producer, records } => {
+                            let mode = match producer {
+                                ProducerKind::Privileged if fenced => ProduceMode::Transactional,
+                                _ => ProduceMode::Plain,
+                            };
+                            transport
+                                .produce(&topic, records, mode)
+                                .await
+                                .map_err(|cause| StoreError::WriteFailed {
+                                    message: step.error_message.to_string(),
+                                    cause,
+                                })?;
+                        }
+                        StepAction::ReadToEnd => events.extend(self.read_to_end().await?),
+                    }
+                }
+                Ok(events)
+            };
+            tokio::time::timeout(budget, work).await
         };
-        match tokio::time::timeout(budget, work).await {
+        match result {
             Ok(result) => result,
             Err(_) => Err(StoreError::Timeout {
-                message: error_message.to_string(),
+                message: current,
                 budget_ms: budget.as_millis(),
             }),
         }
@@ -461,55 +499,3 @@ pub fn validate_topic(
 
 /// The config topic's store.
 pub type ConfigStore<T> = Store<ConfigLog, T>;
-
-impl<T: Transport + ?Sized> Store<ConfigLog, T> {
-    /// Runs a config write plan as Java's `KafkaConfigBackingStore` does: each step in order
-    /// (privileged batches as one transaction when `fenced`, ordinary batches as plain sends,
-    /// reads to the end between them), all under one budget. On failure or timeout the error
-    /// carries Java's message for the step that was running. Returns the events read back.
-    pub async fn execute(
-        &mut self,
-        plan: &WritePlan,
-        fenced: bool,
-    ) -> Result<Vec<ConfigEvent>, StoreError> {
-        let budget = self.settings.write_budget;
-        let topic = self.settings.topic.clone();
-        let transport = Arc::clone(&self.transport);
-        let mut current = String::new();
-        let result = {
-            let current = &mut current;
-            let work = async {
-                let mut events = Vec::new();
-                for step in &plan.steps {
-                    current.clear();
-                    current.push_str(&step.error_message);
-                    match &step.action {
-                        StepAction::Produce { producer, records } => {
-                            let mode = match producer {
-                                ProducerKind::Privileged if fenced => ProduceMode::Transactional,
-                                _ => ProduceMode::Plain,
-                            };
-                            transport
-                                .produce(&topic, records, mode)
-                                .await
-                                .map_err(|cause| StoreError::WriteFailed {
-                                    message: step.error_message.to_string(),
-                                    cause,
-                                })?;
-                        }
-                        StepAction::ReadToEnd => events.extend(self.read_to_end().await?),
-                    }
-                }
-                Ok(events)
-            };
-            tokio::time::timeout(budget, work).await
-        };
-        match result {
-            Ok(result) => result,
-            Err(_) => Err(StoreError::Timeout {
-                message: current,
-                budget_ms: budget.as_millis(),
-            }),
-        }
-    }
-}

@@ -5,7 +5,6 @@
 //! with Java's error message for each. A transport executes the steps in order under one time
 //! budget per plan (Java: 30 s) and stops at the first failure, reporting the step's message.
 
-use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -19,79 +18,8 @@ use crate::java;
 use crate::json::write_str;
 pub use crate::record::ProducerRecord;
 
-/// Java's `READ_WRITE_TOTAL_TIMEOUT_MS`: one budget shared by every step of a plan.
-pub const WRITE_TIMEOUT_MS: u64 = 30_000;
-
-/// Which producer sends a batch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProducerKind {
-    /// The leader's privileged producer: with exactly-once source support (`preparing` or
-    /// `enabled`) the whole batch is one transaction of the fencable producer, and any failure
-    /// drops write privileges; otherwise the log's shared producer.
-    Privileged,
-    /// The log's ordinary producer, even in fencable mode; any worker may use it.
-    Ordinary,
-}
-
-/// What a step does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StepAction {
-    /// Produce the records as one batch, waiting for every acknowledgement (or the
-    /// transaction's commit) in order.
-    Produce {
-        /// The producer to use.
-        producer: ProducerKind,
-        /// The records, in order.
-        records: Vec<ProducerRecord>,
-    },
-    /// Read the topic to the end offsets sampled now, applying every record (and delivering its
-    /// events) before going on.
-    ReadToEnd,
-}
-
-/// One step of a plan and Java's message for its failure.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WriteStep {
-    /// What to do.
-    pub action: StepAction,
-    /// Java's `ConnectException` message if the step fails or the budget runs out.
-    pub error_message: Cow<'static, str>,
-}
-
-/// The steps of one Java write method, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WritePlan {
-    /// The steps.
-    pub steps: Vec<WriteStep>,
-}
-
-impl WritePlan {
-    /// Every record the plan produces, in order.
-    pub fn records(&self) -> impl Iterator<Item = &ProducerRecord> + '_ {
-        self.steps.iter().flat_map(|step| match &step.action {
-            StepAction::Produce { records, .. } => records.as_slice(),
-            StepAction::ReadToEnd => &[],
-        })
-    }
-}
-
-fn produce(
-    producer: ProducerKind,
-    records: Vec<ProducerRecord>,
-    error: impl Into<Cow<'static, str>>,
-) -> WriteStep {
-    WriteStep {
-        action: StepAction::Produce { producer, records },
-        error_message: error.into(),
-    }
-}
-
-fn read_to_end(error: impl Into<Cow<'static, str>>) -> WriteStep {
-    WriteStep {
-        action: StepAction::ReadToEnd,
-        error_message: error.into(),
-    }
-}
+use crate::plan::{produce, read_to_end};
+pub use crate::plan::{ProducerKind, StepAction, WritePlan, WriteStep, WRITE_TIMEOUT_MS};
 
 /// A write Java's writer could never produce.
 #[derive(Debug, Clone, PartialEq, Eq)]
