@@ -9,55 +9,12 @@ use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 
 use clap::Args;
-use engine::config::ConfigLog;
-use engine::offsets::OffsetLog;
-use engine::status::StatusLog;
 use engine::TopicMachine;
 
 pub use connect_state_ops::index::Indexed;
+pub use connect_state_ops::topics::{Layout, TopicRead, Topics};
 
 use crate::{kcat, CliError, Topic};
-
-/// How a topic is laid out, as far as the source can tell.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Layout {
-    /// A live topic as the broker describes it.
-    Described {
-        /// Partition count.
-        partitions: i32,
-        /// `cleanup.policy`.
-        cleanup_policy: String,
-    },
-    /// A dump: only the partitions that hold records are known.
-    Dump {
-        /// Partitions seen in the dump.
-        partitions_seen: BTreeSet<i32>,
-    },
-}
-
-/// One topic read to its end.
-#[derive(Debug)]
-pub struct TopicRead<M> {
-    /// The topic name (live), or the dump file.
-    pub name: String,
-    /// The replayed machine with its key index.
-    pub state: Indexed<M>,
-    /// The layout.
-    pub layout: Layout,
-    /// Dump lines skipped with `--skip-bad-lines`.
-    pub bad_lines: kcat::BadLines,
-}
-
-/// The topics a command read (those it was given).
-#[derive(Debug, Default)]
-pub struct Topics {
-    /// The config topic.
-    pub config: Option<TopicRead<ConfigLog>>,
-    /// The status topic.
-    pub status: Option<TopicRead<StatusLog>>,
-    /// The offsets topic.
-    pub offsets: Option<TopicRead<OffsetLog>>,
-}
 
 /// Where to read the topics from: dumps, or a live cluster.
 #[derive(Debug, Clone, Args)]

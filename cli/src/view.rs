@@ -71,19 +71,7 @@ view!(
     |log| named(log.diagnostics().skipped())
 );
 
-/// The missing task ids of an inconsistency, as text: `1, 2` or `1, 2, ... and 36 more` when
-/// the diagnostics list only the first ones.
-pub(crate) fn missing_task_ids(why: &engine::config::Inconsistency) -> String {
-    let listed: Vec<String> = why.missing_tasks.iter().map(i32::to_string).collect();
-    let more = why
-        .missing_count
-        .saturating_sub(why.missing_tasks.len() as u64);
-    if more > 0 {
-        format!("{} and {more} more", listed.join(", "))
-    } else {
-        listed.join(", ")
-    }
-}
+pub(crate) use connect_state_ops::doctor::missing_task_ids;
 
 /// The human view of a config snapshot and its diagnostics.
 fn config_table(log: &ConfigLog) -> String {
