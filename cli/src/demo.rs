@@ -220,25 +220,6 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // What the seed varies.
 
-/// SplitMix64: small, seeded, deterministic.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn between(&mut self, lo: usize, hi: usize) -> usize {
-        let span = (hi - lo + 1) as u64;
-        lo + usize::try_from(self.next() % span).unwrap_or(0)
-    }
-}
-
 struct Choices {
     /// The source connector that is reconfigured, hit by the crash, stopped and reset.
     source: String,
@@ -268,18 +249,16 @@ impl Choices {
             "customers",
         ];
         const SINKS: [&str; 4] = ["warehouse", "search", "audit", "lake"];
-        let mut rng = Rng(seed);
-        let a = rng.between(0, SOURCES.len() - 1);
-        let b = (a + rng.between(1, SOURCES.len() - 1)) % SOURCES.len();
-        let sink = SINKS[rng.between(0, SINKS.len() - 1)];
-        let first_tasks = rng.between(2, 3);
-        let reconfigured_tasks = first_tasks + rng.between(1, 2);
-        let crash_after = rng.between(1, reconfigured_tasks - 1);
-        let failed_task = if rng.between(0, 1) == 0 { 0 } else { 1 };
-        let fresh_fetch = rng.between(1, 4);
-        let positions = (0..=SHARDS + 1)
-            .map(|_| i64::try_from(rng.between(1_000, 99_999)).unwrap_or(0))
-            .collect();
+        let mut rng = connect_state_ops::synth::Rng::with_seed(seed);
+        let a = rng.usize(0..SOURCES.len());
+        let b = (a + rng.usize(1..SOURCES.len())) % SOURCES.len();
+        let sink = SINKS[rng.usize(0..SINKS.len())];
+        let first_tasks = rng.usize(2..=3);
+        let reconfigured_tasks = first_tasks + rng.usize(1..=2);
+        let crash_after = rng.usize(1..reconfigured_tasks);
+        let failed_task = i32::from(rng.bool());
+        let fresh_fetch = rng.usize(1..=4);
+        let positions = (0..=SHARDS + 1).map(|_| rng.i64(1_000..=99_999)).collect();
         Self {
             source: format!("{}-source", SOURCES[a]),
             paused: format!("{}-source", SOURCES[b]),

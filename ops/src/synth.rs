@@ -6,7 +6,7 @@
 //! [`engine::status::StatusUpdate`], [`engine::offsets::offset_key`] / [`offset_value`]), so the
 //! bytes are exactly those a Java worker writes; status and offsets records go to the partition
 //! Java's default partitioner picks. The same [`Scale`] and seed always give the same records
-//! (a small SplitMix64 generator, [`Rng`]; no external randomness).
+//! (the seeded [`Rng`]; no external randomness).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,43 +27,13 @@ pub const STATUS_PARTITIONS: i32 = 5;
 /// Partitions of the generated offsets topic (Connect's default for `offset.storage.topic`).
 pub const OFFSETS_PARTITIONS: i32 = 25;
 
-/// SplitMix64: a tiny, fast, seeded generator (not cryptographic).
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
+/// The seeded generator every synthetic topic (and the demo, and the simulator) draws from:
+/// `fastrand`'s, so the same seed gives the same records.
+pub type Rng = fastrand::Rng;
 
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
-    }
-
-    /// A number in `0..n` (`0` when `n` is 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next_u64() % n
-        }
-    }
-
-    /// True with probability `percent`/100.
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    /// Shuffles `items` (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            items.swap(i, j);
-        }
-    }
+/// True with probability `percent`/100.
+fn chance(rng: &mut Rng, percent: u8) -> bool {
+    rng.u8(0..100) < percent
 }
 
 /// SplitMix64's finalizer: a stateless 64-bit hash.
@@ -289,7 +259,7 @@ fn connector_properties(i: usize, version: u64, rng: &mut Rng) -> Vec<(String, S
         p("batch.max.rows", format!("{}", 100 * (1 + (version % 10)))),
         p(
             "poll.interval.ms",
-            format!("{}", 1_000 + rng.below(9) * 500),
+            format!("{}", 1_000 + rng.u64(0..9) * 500),
         ),
         p("config.version", format!("{version}")),
     ];
@@ -337,7 +307,7 @@ pub struct ConfigTopic {
 /// connector, a new connector config for some), pauses and resumes, restart requests, session
 /// key rotations, and 2% more connectors that are created and removed halfway.
 pub fn config_topic(scale: &Scale, seed: u64) -> ConfigTopic {
-    let mut rng = Rng::new(seed ^ 0xC0FF_1C00);
+    let mut rng = Rng::with_seed(seed ^ 0xC0FF_1C00);
     let mut topic = TopicBuilder::new(1);
     let extra = (scale.connectors / 50).max(1);
     let total = scale.connectors + extra;
@@ -350,7 +320,7 @@ pub fn config_topic(scale: &Scale, seed: u64) -> ConfigTopic {
     for round in 0..=scale.config_rounds {
         let mut key = [0u8; 32];
         for chunk in key.chunks_mut(8) {
-            chunk.copy_from_slice(&rng.next_u64().to_le_bytes()[..chunk.len()]);
+            chunk.copy_from_slice(&rng.u64(..).to_le_bytes()[..chunk.len()]);
         }
         let created = 1_700_000_000_000 + 3_600_000 * round as i64;
         if let Ok(plan) = put_session_key(&key, "HmacSHA256", created) {
@@ -369,14 +339,14 @@ pub fn config_topic(scale: &Scale, seed: u64) -> ConfigTopic {
                 removed.push(name);
                 continue;
             }
-            if round == 0 || rng.chance(40) {
+            if round == 0 || chance(&mut rng, 40) {
                 versions[i] += 1;
                 configs[i] = connector_properties(i, versions[i], &mut rng);
-                let initial = (round == 0 && rng.chance(5)).then_some(TargetState::Paused);
+                let initial = (round == 0 && chance(&mut rng, 5)).then_some(TargetState::Paused);
                 paused[i] |= initial.is_some();
                 topic.plan(put_connector_config(&name, as_pairs(&configs[i]), initial));
             }
-            let tasks = 1 + rng.below(16) as usize;
+            let tasks = 1 + rng.u64(0..16) as usize;
             let task_configs = task_properties(i, &configs[i], tasks);
             topic.plan(put_task_configs(
                 &name,
@@ -385,7 +355,7 @@ pub fn config_topic(scale: &Scale, seed: u64) -> ConfigTopic {
             if !is_extra {
                 task_counts.insert(name.clone(), tasks as i32);
             }
-            if rng.chance(5) {
+            if chance(&mut rng, 5) {
                 paused[i] = !paused[i];
                 let state = if paused[i] {
                     TargetState::Paused
@@ -394,8 +364,8 @@ pub fn config_topic(scale: &Scale, seed: u64) -> ConfigTopic {
                 };
                 topic.plan(put_target_state(&name, state));
             }
-            if rng.chance(2) {
-                topic.plan(put_restart_request(&name, rng.chance(50), true));
+            if chance(&mut rng, 2) {
+                topic.plan(put_restart_request(&name, chance(&mut rng, 50), true));
             }
         }
     }
@@ -455,12 +425,12 @@ fn worker(n: u64) -> String {
 /// connectors deleted (task tombstones, then the connector tombstone).
 pub fn status_topic(scale: &Scale, seed: u64) -> StatusTopic {
     const WORKERS: u64 = 8;
-    let mut rng = Rng::new(seed ^ 0x57A7_0500);
+    let mut rng = Rng::with_seed(seed ^ 0x57A7_0500);
     let mut topic = TopicBuilder::new(STATUS_PARTITIONS);
     let n = scale.connectors;
     let names: Vec<String> = (0..n).map(connector_name).collect();
-    let tasks: Vec<i32> = (0..n).map(|_| 1 + rng.below(16) as i32).collect();
-    let mut workers: Vec<u64> = (0..n).map(|_| rng.below(WORKERS)).collect();
+    let tasks: Vec<i32> = (0..n).map(|_| 1 + rng.u64(0..16) as i32).collect();
+    let mut workers: Vec<u64> = (0..n).map(|_| rng.u64(0..WORKERS)).collect();
     let mut live_topics: BTreeSet<(String, String)> = BTreeSet::new();
     let mut next_topic = vec![0u32; n];
     let mut generation = 1;
@@ -493,7 +463,7 @@ pub fn status_topic(scale: &Scale, seed: u64) -> StatusTopic {
                 StatusUpdate::for_task(&names[i], t, StatusState::Running, &w, generation),
             );
         }
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..1 + rng.u64(0..3) {
             add_topic(&mut topic, &mut live_topics, i, 0, 1_700_000_000_000);
         }
     }
@@ -505,10 +475,10 @@ pub fn status_topic(scale: &Scale, seed: u64) -> StatusTopic {
         rng.shuffle(&mut order);
         for i in order {
             let name = &names[i];
-            if rng.chance(50) {
+            if chance(&mut rng, 50) {
                 // Rebalance: the old worker stops everything, the new one starts it.
                 let old = worker(workers[i]);
-                workers[i] = rng.below(WORKERS);
+                workers[i] = rng.u64(0..WORKERS);
                 let new = worker(workers[i]);
                 put(
                     &mut topic,
@@ -543,9 +513,9 @@ pub fn status_topic(scale: &Scale, seed: u64) -> StatusTopic {
                 }
             }
             let w = worker(workers[i]);
-            if rng.chance(10) {
+            if chance(&mut rng, 10) {
                 // A task fails, is restarted, and runs again.
-                let t = rng.below(tasks[i] as u64) as i32;
+                let t = rng.u64(0..tasks[i] as u64) as i32;
                 put(
                     &mut topic,
                     StatusUpdate::for_task(name, t, StatusState::Failed, &w, generation)
@@ -560,7 +530,7 @@ pub fn status_topic(scale: &Scale, seed: u64) -> StatusTopic {
                     StatusUpdate::for_task(name, t, StatusState::Running, &w, generation),
                 );
             }
-            if rng.chance(5) {
+            if chance(&mut rng, 5) {
                 // Paused and resumed.
                 for state in [StatusState::Paused, StatusState::Running] {
                     put(
@@ -575,11 +545,11 @@ pub fn status_topic(scale: &Scale, seed: u64) -> StatusTopic {
                     }
                 }
             }
-            if rng.chance(5) {
-                let task = rng.below(tasks[i] as u64) as i32;
+            if chance(&mut rng, 5) {
+                let task = rng.u64(0..tasks[i] as u64) as i32;
                 add_topic(&mut topic, &mut live_topics, i, task, ts);
             }
-            if rng.chance(2) {
+            if chance(&mut rng, 2) {
                 // Topic tracking reset: one tombstone per active topic.
                 let active: Vec<(String, String)> = live_topics
                     .range((name.clone(), String::new())..)

@@ -10,7 +10,6 @@ use engine::ProducerRecord;
 use crate::config::TopicConfig;
 use crate::error::LogError;
 use crate::log::{Isolation, LogRecord, PartitionLog};
-use crate::rng::SplitMix64;
 use crate::transaction::{ProducerHandle, Producers};
 
 /// A key and a value to append as is (`None` key: keyless record; `None` value: tombstone).
@@ -42,7 +41,7 @@ struct Topic {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryCluster {
     now_ms: i64,
-    rng: SplitMix64,
+    rng: fastrand::Rng,
     topics: BTreeMap<String, Topic>,
     producers: Producers,
 }
@@ -52,7 +51,7 @@ impl MemoryCluster {
     pub fn new(seed: u64) -> Self {
         Self {
             now_ms: 0,
-            rng: SplitMix64::new(seed),
+            rng: fastrand::Rng::with_seed(seed),
             topics: BTreeMap::new(),
             producers: Producers::default(),
         }
@@ -376,9 +375,13 @@ impl MemoryCluster {
         let count = self.topic(topic)?.config.partitions;
         let mut passes = Vec::new();
         for partition in 0..count {
-            if self.rng.chance(probability) {
+            if self.rng.f64() < probability {
                 let limit = self.cleanable_horizon(topic, partition)?;
-                let horizon = self.rng.between(0, limit);
+                let horizon = if limit > 0 {
+                    self.rng.i64(0..=limit)
+                } else {
+                    0
+                };
                 passes.push(self.clean(topic, partition, Some(horizon))?);
             }
         }

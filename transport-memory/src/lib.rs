@@ -119,7 +119,6 @@ mod config;
 mod error;
 mod fault;
 mod log;
-mod rng;
 mod transaction;
 mod transport;
 
