@@ -18,6 +18,7 @@ pub mod fuzzing;
 pub mod model;
 pub mod oracle;
 pub mod reference;
+pub mod sim;
 pub mod simulation;
 pub mod writes;
 

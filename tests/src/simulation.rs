@@ -52,28 +52,16 @@ pub struct Outcome {
     pub offsets_monotonic: bool,
 }
 
-/// A current-thread runtime for driving the async stores.
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("a current-thread runtime")
-}
+pub use crate::sim::runtime;
 
 /// A seeded cluster holding the config topic.
 pub fn cluster(seed: u64, config: TopicConfig) -> Arc<Mutex<MemoryCluster>> {
-    let mut cluster = MemoryCluster::new(seed);
-    cluster.create_topic(TOPIC, config).expect("a new topic");
-    Arc::new(Mutex::new(cluster))
+    crate::sim::cluster(seed, TOPIC, config)
 }
 
 /// A config store reading [`TOPIC`] through `transport`.
 pub fn store(transport: MemoryTransport) -> ConfigStore<MemoryTransport> {
-    ConfigStore::new(
-        StoreSettings::new(TOPIC, TopicRole::Config),
-        Arc::new(transport),
-        ConfigLog::new(),
-    )
+    crate::sim::store(TOPIC, TopicRole::Config, Arc::new(transport))
 }
 
 /// Runs `f` on the locked cluster.
@@ -81,7 +69,7 @@ pub fn with_cluster<R>(
     cluster: &Arc<Mutex<MemoryCluster>>,
     f: impl FnOnce(&mut MemoryCluster) -> R,
 ) -> R {
-    f(&mut cluster.lock().expect("the cluster lock"))
+    f(&mut crate::sim::lock(cluster))
 }
 
 /// The `batch` tags of the tasks a snapshot lists for `connector`, in task order (`?` for a

@@ -19,7 +19,7 @@
 //! Case count: `PROPTEST_CASES` (proptest's default, 256).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use connect_state_memory::{
@@ -27,8 +27,8 @@ use connect_state_memory::{
 };
 use connect_state_ops::rest::Answer;
 use connect_state_store::{
-    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, Store, StoreSettings, TopicDescription,
-    TopicRole, Transport, TransportError,
+    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, Store, TopicDescription, TopicRole,
+    Transport, TransportError,
 };
 use engine::json::{JsonObject, JsonValue};
 use engine::offsets::{
@@ -62,12 +62,7 @@ const TRACE: &str =
 // ---------------------------------------------------------------------------------------------
 // Plumbing: runtime, cluster, stores, the recording transport and the log capture.
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("a current-thread runtime")
-}
+use connect_state_tests::sim::{lock, runtime, store};
 
 fn new_cluster(
     seed: u64,
@@ -75,22 +70,8 @@ fn new_cluster(
     partitions: i32,
     segment_records: u64,
 ) -> Arc<Mutex<MemoryCluster>> {
-    let mut cluster = MemoryCluster::new(seed);
     let config = TopicConfig::compacted(partitions).with_segment_records(segment_records);
-    cluster.create_topic(topic, config).expect("a new topic");
-    Arc::new(Mutex::new(cluster))
-}
-
-fn lock(cluster: &Mutex<MemoryCluster>) -> MutexGuard<'_, MemoryCluster> {
-    cluster.lock().expect("cluster lock")
-}
-
-fn store<M: TopicMachine + Default, T: Transport>(
-    topic: &str,
-    role: TopicRole,
-    transport: Arc<T>,
-) -> Store<M, T> {
-    Store::new(StoreSettings::new(topic, role), transport, M::default())
+    connect_state_tests::sim::cluster(seed, topic, config)
 }
 
 /// A reader's transport that remembers every record it hands out. The store applies each

@@ -16,12 +16,7 @@ use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::ProducerRecord;
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .unwrap()
-}
+use connect_state_tests::sim::runtime;
 
 fn memory() -> Arc<Mutex<MemoryCluster>> {
     Arc::new(Mutex::new(MemoryCluster::new(7)))
