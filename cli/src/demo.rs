@@ -761,20 +761,113 @@ type Flush<'a> = (usize, &'a str, Vec<(String, i64)>);
 /// workers `connect-1..4`).
 const LEADER: usize = 1;
 
-#[allow(clippy::too_many_lines)]
-async fn story(seed: u64) -> Result<Story, CliError> {
-    let ch = Choices::new(seed);
-    let (a, b, c) = (ch.source.as_str(), ch.paused.as_str(), ch.sink.as_str());
-    let shards = ch.shards(false);
-    let cluster = Arc::new(Mutex::new(MemoryCluster::new(seed)));
-    let mut steps: Vec<Step> = Vec::new();
-    let mut part = "Part 1: the config topic";
+/// The demo's shared, seeded driver: what the seed chose, the simulated cluster, and the story
+/// told so far. Each step of the story is one function over it, in order.
+struct Demo {
+    ch: Choices,
+    cluster: Arc<Mutex<MemoryCluster>>,
+    steps: Vec<Step>,
+    part: &'static str,
+}
 
-    // 1. Workers start.
-    let mut w1 = Worker::join(&cluster, "connect-1:8083", ConfigLog::new(), None).await?;
-    let mut w2 = Worker::join(&cluster, "connect-2:8083", ConfigLog::new(), None).await?;
+impl Demo {
+    fn new(seed: u64) -> Self {
+        Self {
+            ch: Choices::new(seed),
+            cluster: Arc::new(Mutex::new(MemoryCluster::new(seed))),
+            steps: Vec::new(),
+            part: "Part 1: the config topic",
+        }
+    }
+
+    /// The source, paused and sink connectors' names.
+    fn names(&self) -> (String, String, String) {
+        (
+            self.ch.source.clone(),
+            self.ch.paused.clone(),
+            self.ch.sink.clone(),
+        )
+    }
+
+    /// Tells one step of the current part.
+    fn push(&mut self, title: String, text: String, body: String) {
+        push(&mut self.steps, self.part, title, text, body);
+    }
+}
+
+/// The config reader's checkpoint saved in step 4, and when and where it was taken.
+struct Saved {
+    checkpoint: Vec<u8>,
+    checkpoint_ms: i64,
+    checkpoint_offset: i64,
+}
+
+/// What the crash of step 5 leaves: the dead leader's id and the grown table list.
+struct Crash {
+    dead: String,
+    grown: Vec<String>,
+}
+
+/// The worker that runs the source connector's task `task` after the rebalance.
+fn owner(task: usize) -> usize {
+    task % 4
+}
+
+/// The worker that runs the sink connector's task `task`.
+fn sink_owner(task: usize) -> usize {
+    1 + task % 2
+}
+
+async fn story(seed: u64) -> Result<Story, CliError> {
+    let mut d = Demo::new(seed);
+    let (w1, w2) = workers_start(&mut d).await?;
+    let (w1, w2) = connectors_created(&mut d, w1, w2).await?;
+    let (w1, w2) = connector_paused(&mut d, w1, w2).await?;
+    let (w1, w2, saved) = tasks_reconfigured(&mut d, w1, w2).await?;
+    let (w2, crash) = leader_crashes(&mut d, w1, w2).await?;
+    config_compacted(&mut d)?;
+    let (w2, w3) = fresh_worker_flags_inconsistency(&mut d, w2).await?;
+    let mut ws = readers_converge(&mut d, w2, w3, &saved, &crash).await?;
+
+    d.part = "Part 2: the status topic and topic tracking";
+    statuses_reported(&mut d, &mut ws).await?;
+    topics_recorded(&mut d, &mut ws).await?;
+    topics_reset(&mut d, &mut ws).await?;
+    status_compacted(&mut d, &mut ws).await?;
+
+    d.part = "Part 3: the offsets topic";
+    let source_partitions = offsets_committed(&mut d, &mut ws, &crash.grown).await?;
+    offsets_reset(&mut d, &mut ws, source_partitions).await?;
+    let readers = everyone_agrees(&mut d, &mut ws).await?;
+
+    let leader = &ws[LEADER];
+    let final_json = json!({
+        "config": leader.config.machine().snapshot_json()?,
+        "status": leader.status.machine().snapshot_json()?,
+        "offsets": leader.offsets.machine().snapshot_json()?,
+    });
+    drop(ws);
+    Ok(Story {
+        seed,
+        steps: d.steps,
+        final_json,
+        readers,
+        cluster: DemoCluster {
+            seed,
+            cluster: d.cluster,
+            config_topic: CONFIG_TOPIC.into(),
+            status_topic: STATUS_TOPIC.into(),
+            offsets_topic: OFFSETS_TOPIC.into(),
+        },
+    })
+}
+
+/// Step 1: two workers start and create the internal topics.
+async fn workers_start(d: &mut Demo) -> Result<(Worker, Worker), CliError> {
+    let w1 = Worker::join(&d.cluster, "connect-1:8083", ConfigLog::new(), None).await?;
+    let w2 = Worker::join(&d.cluster, "connect-2:8083", ConfigLog::new(), None).await?;
     let rows: Vec<Vec<String>> = {
-        let cl = lock(&cluster);
+        let cl = lock(&d.cluster);
         [
             (CONFIG_TOPIC, TopicRole::Config),
             (STATUS_TOPIC, TopicRole::Status),
@@ -792,9 +885,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         })
         .collect()
     };
-    push(
-        &mut steps,
-        part,
+    d.push(
         "Two workers start".into(),
         format!(
             "{} and {} start. Finding no internal topics, the first creates them as Connect \
@@ -807,25 +898,36 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             &rows,
         ),
     );
+    Ok((w1, w2))
+}
 
-    // 2. Connectors are created.
-    tick(&cluster);
-    let sink_topics = ch.sink_topics();
+/// Step 2: the leader creates three connectors.
+async fn connectors_created(
+    d: &mut Demo,
+    mut w1: Worker,
+    mut w2: Worker,
+) -> Result<(Worker, Worker), CliError> {
+    let names = d.names();
+    let (a, b, c) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+    let shards = d.ch.shards(false);
+
+    tick(&d.cluster);
+    let sink_topics = d.ch.sink_topics();
     w1.execute(&put_config(
         a,
-        &source_config(a, &ch.source_table, ch.first_tasks, "shop."),
+        &source_config(a, &d.ch.source_table, d.ch.first_tasks, "shop."),
     ))
     .await?;
-    w1.execute(&source_tasks(a, &shards, ch.first_tasks, "b1"))
+    w1.execute(&source_tasks(a, &shards, d.ch.first_tasks, "b1"))
         .await?;
     w1.execute(&put_config(
         b,
-        &source_config(b, &ch.paused_table, 1, "shop."),
+        &source_config(b, &d.ch.paused_table, 1, "shop."),
     ))
     .await?;
     w1.execute(&source_tasks(
         b,
-        &[format!("{}_main", ch.paused_table)],
+        &[format!("{}_main", d.ch.paused_table)],
         1,
         "b1",
     ))
@@ -854,9 +956,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     w1.execute(&task_plan(c, &[sink_task(0), sink_task(1)]))
         .await?;
     let events = w2.catch_up().await?;
-    push(
-        &mut steps,
-        part,
+    d.push(
         "The leader creates three connectors".into(),
         format!(
             "{} is the leader. It writes each connector's config, then its task configs and a \
@@ -865,7 +965,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
              came from (b1 here). {} hears the listener callbacks Java's herder gets. (FLAGS: \
              every commit leaves a connector pending fencing until a task-count record follows; \
              only workers with exactly-once source support write one.)",
-            w1.id, ch.first_tasks, w2.id
+            w1.id, d.ch.first_tasks, w2.id
         ),
         format!(
             "{}\n{}",
@@ -873,9 +973,19 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             w2.config.machine().table()
         ),
     );
+    Ok((w1, w2))
+}
 
-    // 3. Pause one.
-    tick(&cluster);
+/// Step 3: an operator pauses a connector.
+async fn connector_paused(
+    d: &mut Demo,
+    mut w1: Worker,
+    mut w2: Worker,
+) -> Result<(Worker, Worker), CliError> {
+    let names = d.names();
+    let b = names.1.as_str();
+
+    tick(&d.cluster);
     w2.execute(&config_write::put_target_state(b, TargetState::Paused))
         .await?;
     let events = w1.catch_up().await?;
@@ -883,9 +993,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     if w1.config_snapshot().target_state(b) != Some(TargetState::Paused) {
         return Err(broken(format!("{b} is not paused")));
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!("An operator pauses {b}"),
         format!(
             "PUT /connectors/{b}/pause reaches {}. Any worker may write a target state: one \
@@ -899,36 +1007,45 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             w1.config.machine().table()
         ),
     );
+    Ok((w1, w2))
+}
 
-    // 4. Reconfigure tasks.
-    tick(&cluster);
+/// Step 4: a connector is reconfigured; the leader saves a checkpoint.
+async fn tasks_reconfigured(
+    d: &mut Demo,
+    mut w1: Worker,
+    mut w2: Worker,
+) -> Result<(Worker, Worker, Saved), CliError> {
+    let names = d.names();
+    let (a, _, _) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+    let shards = d.ch.shards(false);
+
+    tick(&d.cluster);
     w1.execute(&put_config(
         a,
-        &source_config(a, &ch.source_table, ch.reconfigured_tasks, "shop."),
+        &source_config(a, &d.ch.source_table, d.ch.reconfigured_tasks, "shop."),
     ))
     .await?;
-    w1.execute(&source_tasks(a, &shards, ch.reconfigured_tasks, "b2"))
+    w1.execute(&source_tasks(a, &shards, d.ch.reconfigured_tasks, "b2"))
         .await?;
     let events = w2.catch_up().await?;
-    let now = lock(&cluster).now_ms();
+    let now = lock(&d.cluster).now_ms();
     let checkpoint = w1.config.machine().checkpoint_at(now);
     let checkpoint_ms = now;
     let checkpoint_offset = w1.config_snapshot().offset();
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!(
             "{a} is reconfigured from {} to {} tasks",
-            ch.first_tasks, ch.reconfigured_tasks
+            d.ch.first_tasks, d.ch.reconfigured_tasks
         ),
         format!(
             "The operator raises tasks.max. The leader writes the new connector config, then \
              the {n} task configs of write b2 and the commit {}. {} saves a checkpoint of its \
              config reader (next offset {checkpoint_offset}, {} bytes).",
-            config_write::commit_value(i32::try_from(ch.reconfigured_tasks).unwrap_or(0)),
+            config_write::commit_value(i32::try_from(d.ch.reconfigured_tasks).unwrap_or(0)),
             w1.id,
             checkpoint.len(),
-            n = ch.reconfigured_tasks,
+            n = d.ch.reconfigured_tasks,
         ),
         format!(
             "{}\n{}",
@@ -936,16 +1053,34 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             readers_table(&[&w1, &w2], a)
         ),
     );
+    let saved = Saved {
+        checkpoint,
+        checkpoint_ms,
+        checkpoint_offset,
+    };
+    Ok((w1, w2, saved))
+}
 
-    // 5. The leader crashes mid-write.
-    tick(&cluster);
-    let grown = ch.shards(true);
+/// Step 5: the leader crashes in the middle of a write.
+async fn leader_crashes(
+    d: &mut Demo,
+    mut w1: Worker,
+    mut w2: Worker,
+) -> Result<(Worker, Crash), CliError> {
+    let names = d.names();
+    let (a, _, _) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+
+    tick(&d.cluster);
+    let grown = d.ch.shards(true);
     let new_table = grown.last().cloned().unwrap_or_default();
     w1.transport
-        .push_produce_fault(ProduceFault::CrashAfter(ch.crash_after));
+        .push_produce_fault(ProduceFault::CrashAfter(d.ch.crash_after));
     let error = match w1
         .config
-        .execute(&source_tasks(a, &grown, ch.reconfigured_tasks, "b3"), false)
+        .execute(
+            &source_tasks(a, &grown, d.ch.reconfigured_tasks, "b3"),
+            false,
+        )
         .await
     {
         Ok(_) => return Err(broken("the leader's write did not fail".into())),
@@ -954,12 +1089,10 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     let dead = w1.id.clone();
     drop(w1);
     let events = w2.catch_up().await?;
-    if batches(&w2.config_snapshot(), a) != vec!["b2".to_string(); ch.reconfigured_tasks] {
+    if batches(&w2.config_snapshot(), a) != vec!["b2".to_string(); d.ch.reconfigured_tasks] {
         return Err(broken(format!("{} does not run write b2", w2.id)));
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         "The leader crashes in the middle of a write".into(),
         format!(
             "A new table, {new_table}, appears in the database. {a}'s table monitor asks for \
@@ -967,9 +1100,9 @@ async fn story(seed: u64) -> Result<Story, CliError> {
              (the new table goes to task {t}). It dies after {k} of them, before the commit. \
              {w} reads the {k} task record(s) but, without a commit, keeps running the {n} \
              tasks of write b2: task configs only ever change a whole set at a time.",
-            t = SHARDS % ch.reconfigured_tasks,
-            k = ch.crash_after,
-            n = ch.reconfigured_tasks,
+            t = SHARDS % d.ch.reconfigured_tasks,
+            k = d.ch.crash_after,
+            n = d.ch.reconfigured_tasks,
             w = w2.id,
         ),
         format!(
@@ -979,14 +1112,20 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             readers_table(&[&w2], a)
         ),
     );
+    Ok((w2, Crash { dead, grown }))
+}
 
-    // 6. Compaction.
-    tick(&cluster);
-    let before = lock(&cluster)
+/// Step 6: the log cleaner compacts the config topic.
+fn config_compacted(d: &mut Demo) -> Result<(), CliError> {
+    let names = d.names();
+    let (a, _, _) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+
+    tick(&d.cluster);
+    let before = lock(&d.cluster)
         .records(CONFIG_TOPIC, 0)
         .map_err(|e| broken(e.to_string()))?;
-    let removed = compact(&cluster, CONFIG_TOPIC)?;
-    let after: Vec<i64> = lock(&cluster)
+    let removed = compact(&d.cluster, CONFIG_TOPIC)?;
+    let after: Vec<i64> = lock(&d.cluster)
         .records(CONFIG_TOPIC, 0)
         .map_err(|e| broken(e.to_string()))?
         .iter()
@@ -1016,9 +1155,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             vec![r.offset.to_string(), key, record_summary(r), fate]
         })
         .collect();
-    push(
-        &mut steps,
-        part,
+    d.push(
         "The log cleaner compacts the config topic".into(),
         format!(
             "Compaction keeps only the newest record of each key. This pass removed {removed} of \
@@ -1029,14 +1166,23 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         ),
         table::render(&["OFFSET", "KEY", "VALUE", "AFTER CLEANING"], &rows),
     );
+    Ok(())
+}
 
-    // 7. A fresh worker flags the connector inconsistent.
-    tick(&cluster);
+/// Step 7: a fresh worker flags the connector inconsistent.
+async fn fresh_worker_flags_inconsistency(
+    d: &mut Demo,
+    w2: Worker,
+) -> Result<(Worker, Worker), CliError> {
+    let names = d.names();
+    let (a, _, _) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+
+    tick(&d.cluster);
     let w3 = Worker::join(
-        &cluster,
+        &d.cluster,
         "connect-3:8083",
         ConfigLog::new(),
-        Some(ch.fresh_fetch),
+        Some(d.ch.fresh_fetch),
     )
     .await?;
     let snapshot = w3.config_snapshot();
@@ -1048,7 +1194,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         .cloned()
         .filter(|_| snapshot.is_inconsistent(a) && snapshot.tasks(a).is_empty())
         .ok_or_else(|| broken(format!("{} did not flag {a} inconsistent", w3.id)))?;
-    let expected: Vec<i32> = (0..ch.crash_after.min(ch.reconfigured_tasks))
+    let expected: Vec<i32> = (0..d.ch.crash_after.min(d.ch.reconfigured_tasks))
         .map(|t| i32::try_from(t).unwrap_or(0))
         .collect();
     if why.missing_tasks != expected {
@@ -1059,9 +1205,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             ids(&expected)
         )));
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!("A fresh worker flags {a} inconsistent"),
         format!(
             "{w} starts and reads the compacted log from the beginning, {f} record(s) per \
@@ -1071,7 +1215,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
              tasks for it. {w2} read the log before compaction and still runs {n} tasks. Both \
              are right; only a rewrite by the leader settles it.",
             w = w3.id,
-            f = ch.fresh_fetch,
+            f = d.ch.fresh_fetch,
             o = why.commit_offset,
             n = why.task_count,
             missing = ids(&why.missing_tasks),
@@ -1083,34 +1227,51 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             readers_table(&[&w2, &w3], a)
         ),
     );
+    Ok((w2, w3))
+}
 
-    // 8. A new leader rewrites the tasks; every reader converges.
-    tick(&cluster);
-    w2.execute(&source_tasks(a, &grown, ch.reconfigured_tasks, "b4"))
+/// Step 8: a new leader rewrites the tasks and every reader converges.
+async fn readers_converge(
+    d: &mut Demo,
+    mut w2: Worker,
+    w3: Worker,
+    saved: &Saved,
+    crash: &Crash,
+) -> Result<Vec<Worker>, CliError> {
+    let names = d.names();
+    let (a, _, _) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+    let Saved {
+        checkpoint,
+        checkpoint_ms,
+        checkpoint_offset,
+    } = saved;
+    let (checkpoint_ms, checkpoint_offset) = (*checkpoint_ms, *checkpoint_offset);
+    let Crash { dead, grown } = crash;
+
+    tick(&d.cluster);
+    w2.execute(&source_tasks(a, grown, d.ch.reconfigured_tasks, "b4"))
         .await?;
     let mut w3 = w3;
     let events = w3.catch_up().await?;
-    let now = lock(&cluster).now_ms();
-    check_fresh(&checkpoint, now, DEFAULT_DELETE_RETENTION_MS)
+    let now = lock(&d.cluster).now_ms();
+    check_fresh(checkpoint, now, DEFAULT_DELETE_RETENTION_MS)
         .map_err(|e| broken(format!("the checkpoint is refused: {e}")))?;
-    let restored = ConfigLog::restore(&checkpoint)
+    let restored = ConfigLog::restore(checkpoint)
         .map_err(|e| broken(format!("the checkpoint does not restore: {e}")))?;
-    let w1 = Worker::join(&cluster, &dead, restored, None).await?;
-    let removed_again = compact(&cluster, CONFIG_TOPIC)?;
-    let w4 = Worker::join(&cluster, "connect-4:8083", ConfigLog::new(), None).await?;
+    let w1 = Worker::join(&d.cluster, dead, restored, None).await?;
+    let removed_again = compact(&d.cluster, CONFIG_TOPIC)?;
+    let w4 = Worker::join(&d.cluster, "connect-4:8083", ConfigLog::new(), None).await?;
     w2.catch_up().await?;
-    let mut ws = vec![w1, w2, w3, w4];
+    let ws = vec![w1, w2, w3, w4];
     let refs: Vec<&Worker> = ws.iter().collect();
     let agree = check_agreement(&refs)?;
-    let final_tasks = vec!["b4".to_string(); ch.reconfigured_tasks];
+    let final_tasks = vec!["b4".to_string(); d.ch.reconfigured_tasks];
     for w in &refs {
         if batches(&w.config_snapshot(), a) != final_tasks {
             return Err(broken(format!("{} does not run write b4", w.id)));
         }
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         "A new leader rewrites the tasks and every reader converges".into(),
         format!(
             "{l} becomes the leader and regenerates the {m} task configs of {a} (write b4) with \
@@ -1119,7 +1280,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
              so safe to use) and reads on from offset {checkpoint_offset}. After another \
              cleaning pass ({removed_again} more records removed) {w4} starts from scratch.",
             l = ws[LEADER].id,
-            m = ch.reconfigured_tasks,
+            m = d.ch.reconfigured_tasks,
             w3 = ws[2].id,
             w1 = ws[0].id,
             w4 = ws[3].id,
@@ -1137,10 +1298,15 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         ),
     );
     drop(refs);
+    Ok(ws)
+}
 
-    // ----- Part 2: status and topic tracking.
-    part = "Part 2: the status topic and topic tracking";
-    tick(&cluster);
+/// Step 9: workers report statuses; a stale putSafe is refused.
+async fn statuses_reported(d: &mut Demo, ws: &mut [Worker]) -> Result<(), CliError> {
+    let names = d.names();
+    let (a, b, c) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+
+    tick(&d.cluster);
     let owner = |task: usize| task % 4;
     let sink_owner = |task: usize| 1 + task % 2;
     let mut writes: Vec<(usize, StatusUpdate, bool)> = Vec::new();
@@ -1150,7 +1316,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         StatusUpdate::for_connector(a, StatusState::Running, id(LEADER), GENERATION),
         false,
     ));
-    for t in 0..ch.reconfigured_tasks {
+    for t in 0..d.ch.reconfigured_tasks {
         let n = i32::try_from(t).unwrap_or(0);
         writes.push((
             owner(t),
@@ -1176,7 +1342,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     for t in 0..2 {
         let n = i32::try_from(t).unwrap_or(0);
         let w = sink_owner(t);
-        writes.push(if n == ch.failed_task {
+        writes.push(if n == d.ch.failed_task {
             (
                 w,
                 StatusUpdate::for_task(c, n, StatusState::Failed, id(w), GENERATION)
@@ -1196,7 +1362,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             return Err(broken("a status write was refused".into()));
         }
     }
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let stale_task = 1;
@@ -1210,16 +1376,14 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     if ws[0].put_status(stale, true).await? {
         return Err(broken("a stale putSafe was written".into()));
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         "Workers report statuses".into(),
         format!(
             "After the rebalance (generation {GENERATION}) each worker reports the connectors \
              and tasks it runs: RUNNING, PAUSED for {b}, FAILED with a stack trace for \
              {c}-{f}. Status records go to the 5 partitions of the status topic by Java's \
              murmur2 partitioner, and every worker reads them back.",
-            f = ch.failed_task
+            f = d.ch.failed_task
         ),
         format!(
             "{}\n{}",
@@ -1234,11 +1398,18 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             )),
         ),
     );
+    Ok(())
+}
 
-    // 10. KIP-558 topic tracking.
-    tick(&cluster);
+/// Step 10: the sink's tasks record the topics they consume (KIP-558).
+async fn topics_recorded(d: &mut Demo, ws: &mut [Worker]) -> Result<(), CliError> {
+    let names = d.names();
+    let c = names.2.as_str();
+    let sink_topics = d.ch.sink_topics();
+
+    tick(&d.cluster);
     let tracking = TopicTracking::default();
-    let now = lock(&cluster).now_ms() + EPOCH_MS;
+    let now = lock(&d.cluster).now_ms() + EPOCH_MS;
     let mut recorded = 0;
     for (task, topics) in [
         (0usize, vec![&sink_topics[0], &sink_topics[1]]),
@@ -1258,7 +1429,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             }
         }
     }
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     if recorded != 3 {
@@ -1286,9 +1457,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             ]
         })
         .collect();
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!("{c}'s tasks record the topics they consume (KIP-558)"),
         format!(
             "With topic.tracking.enable (the default) a task marks a topic active the first \
@@ -1309,9 +1478,16 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             )
         ),
     );
+    Ok(())
+}
 
-    // 11. Reset the active topics.
-    tick(&cluster);
+/// Step 11: the sink's active topics are reset.
+async fn topics_reset(d: &mut Demo, ws: &mut [Worker]) -> Result<(), CliError> {
+    let names = d.names();
+    let (_, _, c) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+    let tracking = TopicTracking::default();
+
+    tick(&d.cluster);
     let no_reset = TopicTracking {
         enable: true,
         allow_reset: false,
@@ -1347,7 +1523,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         })
         .collect();
     ws[LEADER].write_status(&tombstones).await?;
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let active = ws[2]
@@ -1359,9 +1535,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     if !active.topics.is_empty() {
         return Err(broken(format!("{c} still has active topics")));
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!("{c}'s active topics are reset"),
         format!(
             "PUT /connectors/{c}/topics/reset. A worker with topic.tracking.allow.reset=false \
@@ -1379,19 +1553,25 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             )),
         ),
     );
+    Ok(())
+}
 
-    // 12. The status topic is compacted, then its tombstones expire; a fresh reader agrees.
-    tick(&cluster);
-    let first_pass = compact(&cluster, STATUS_TOPIC)?;
-    let tombstones_left = count_tombstones(&cluster, STATUS_TOPIC);
-    let retention_ms = lock(&cluster)
+/// Step 12: the status topic is compacted, then its tombstones expire; a fresh reader agrees.
+async fn status_compacted(d: &mut Demo, ws: &mut [Worker]) -> Result<(), CliError> {
+    let names = d.names();
+    let (_, _, c) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+
+    tick(&d.cluster);
+    let first_pass = compact(&d.cluster, STATUS_TOPIC)?;
+    let tombstones_left = count_tombstones(&d.cluster, STATUS_TOPIC);
+    let retention_ms = lock(&d.cluster)
         .describe_topic(STATUS_TOPIC)
         .map_or(DEFAULT_DELETE_RETENTION_MS, |t| t.delete_retention_ms);
-    lock(&cluster).advance_clock(u64::try_from(retention_ms).unwrap_or(0) + 1);
-    let second_pass = compact(&cluster, STATUS_TOPIC)?;
+    lock(&d.cluster).advance_clock(u64::try_from(retention_ms).unwrap_or(0) + 1);
+    let second_pass = compact(&d.cluster, STATUS_TOPIC)?;
     let mut fresh: Store<StatusLog, Transport> = Store::new(
         StoreSettings::new(STATUS_TOPIC, TopicRole::Status),
-        Arc::new(MemoryTransport::new(Arc::clone(&cluster))),
+        Arc::new(MemoryTransport::new(Arc::clone(&d.cluster))),
         StatusLog::new(),
     );
     fresh
@@ -1404,14 +1584,12 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             "a fresh status reader disagrees after compaction".into(),
         ));
     }
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let refs: Vec<&Worker> = ws.iter().collect();
     let agree = check_agreement(&refs)?;
-    push(
-        &mut steps,
-        part,
+    d.push(
         "The cleaner compacts the status topic; later its tombstones expire".into(),
         format!(
             "A first pass removes the {first_pass} topic record(s) the reset's tombstones \
@@ -1430,14 +1608,24 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         ),
     );
     drop(refs);
+    Ok(())
+}
 
-    // ----- Part 3: offsets.
-    part = "Part 3: the offsets topic";
-    tick(&cluster);
+/// Step 13: the paused connector resumes and the source tasks commit offsets; returns how
+/// many source partitions the reconfigured connector has.
+async fn offsets_committed(
+    d: &mut Demo,
+    ws: &mut [Worker],
+    grown: &[String],
+) -> Result<usize, CliError> {
+    let names = d.names();
+    let (a, b) = (names.0.as_str(), names.1.as_str());
+
+    tick(&d.cluster);
     ws[2]
         .execute(&config_write::put_target_state(b, TargetState::Started))
         .await?;
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     for (w, update) in [
@@ -1461,12 +1649,12 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     let offset = |position: i64| OrderedMap::new([("incrementing", JsonValue::Long(position))]);
     // (worker, connector, [(table, position)]) of each task's flush.
     let mut flushes: Vec<Flush<'_>> = Vec::new();
-    for t in 0..ch.reconfigured_tasks {
+    for t in 0..d.ch.reconfigured_tasks {
         let mine: Vec<(String, i64)> = grown
             .iter()
             .enumerate()
-            .filter(|(i, _)| i % ch.reconfigured_tasks == t)
-            .map(|(i, s)| (s.clone(), ch.positions[i]))
+            .filter(|(i, _)| i % d.ch.reconfigured_tasks == t)
+            .map(|(i, s)| (s.clone(), d.ch.positions[i]))
             .collect();
         flushes.push((owner(t), a, mine));
     }
@@ -1474,8 +1662,8 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         0,
         b,
         vec![(
-            format!("{}_main", ch.paused_table),
-            ch.positions[SHARDS + 1],
+            format!("{}_main", d.ch.paused_table),
+            d.ch.positions[SHARDS + 1],
         )],
     ));
     for (w, connector, tables) in flushes {
@@ -1492,15 +1680,13 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             return Err(broken("an offsets flush did not commit".into()));
         }
     }
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let source_partitions = kip875::list(&ws[LEADER].offsets.machine().snapshot(), a)
         .offsets
         .len();
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!("{b} resumes and the source tasks commit offsets"),
         format!(
             "{b} resumes (target state STARTED). Each source task remembers how far it read \
@@ -1510,9 +1696,19 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         ),
         ws[LEADER].offsets.machine().table(),
     );
+    Ok(source_partitions)
+}
 
-    // 14. Reset the offsets of a stopped connector.
-    tick(&cluster);
+/// Step 14: a connector is stopped and its offsets are reset.
+async fn offsets_reset(
+    d: &mut Demo,
+    ws: &mut [Worker],
+    source_partitions: usize,
+) -> Result<(), CliError> {
+    let names = d.names();
+    let (a, b, _) = (names.0.as_str(), names.1.as_str(), names.2.as_str());
+
+    tick(&d.cluster);
     let not_stopped = match kip875::check_modifiable(&ws[LEADER].config_snapshot(), a) {
         Ok(()) => return Err(broken(format!("{a} could be reset while running"))),
         Err(e) => format!(
@@ -1525,7 +1721,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     ws[LEADER]
         .execute(&config_write::put_target_state(a, TargetState::Stopped))
         .await?;
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let stopped =
@@ -1550,7 +1746,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         })
         .collect();
     ws[LEADER].write_offsets(&records).await?;
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let left = kip875::list(&ws[LEADER].offsets.machine().snapshot(), a)
@@ -1559,9 +1755,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
     if left != 0 || records.len() != source_partitions {
         return Err(broken(format!("{a} still has {left} partition(s)")));
     }
-    push(
-        &mut steps,
-        part,
+    d.push(
         format!("{a} is stopped and its offsets are reset"),
         format!(
             "The operator wants {a} to copy every table again. DELETE /connectors/{a}/offsets is \
@@ -1583,16 +1777,20 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             ws[LEADER].offsets.machine().table(),
         ),
     );
+    Ok(())
+}
 
-    // 15. Everything compacted, a last worker starts, everyone agrees.
-    tick(&cluster);
+/// Step 15: every topic is compacted, a last worker starts, every reader agrees; returns
+/// how many agree.
+async fn everyone_agrees(d: &mut Demo, ws: &mut Vec<Worker>) -> Result<usize, CliError> {
+    tick(&d.cluster);
     let mut cleaned = Vec::new();
     for topic in [CONFIG_TOPIC, STATUS_TOPIC, OFFSETS_TOPIC] {
-        cleaned.push(compact(&cluster, topic)?);
+        cleaned.push(compact(&d.cluster, topic)?);
     }
-    let w5 = Worker::join(&cluster, "connect-5:8083", ConfigLog::new(), None).await?;
+    let w5 = Worker::join(&d.cluster, "connect-5:8083", ConfigLog::new(), None).await?;
     ws.push(w5);
-    for w in &mut ws {
+    for w in ws.iter_mut() {
         w.catch_up().await?;
     }
     let refs: Vec<&Worker> = ws.iter().collect();
@@ -1601,7 +1799,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         .iter()
         .zip(&cleaned)
         .map(|(topic, removed)| {
-            let (left, written, partitions) = record_counts(&cluster, topic);
+            let (left, written, partitions) = record_counts(&d.cluster, topic);
             vec![
                 (*topic).to_string(),
                 partitions.to_string(),
@@ -1611,9 +1809,7 @@ async fn story(seed: u64) -> Result<Story, CliError> {
             ]
         })
         .collect();
-    push(
-        &mut steps,
-        part,
+    d.push(
         "Every topic is compacted and every reader agrees".into(),
         format!(
             "A last cleaning pass over all three topics, then {} starts from scratch. Every \
@@ -1633,27 +1829,8 @@ async fn story(seed: u64) -> Result<Story, CliError> {
         ),
     );
 
-    let leader = &ws[LEADER];
-    let final_json = json!({
-        "config": leader.config.machine().snapshot_json()?,
-        "status": leader.status.machine().snapshot_json()?,
-        "offsets": leader.offsets.machine().snapshot_json()?,
-    });
     drop(refs);
-    drop(ws);
-    Ok(Story {
-        seed,
-        steps,
-        final_json,
-        readers,
-        cluster: DemoCluster {
-            seed,
-            cluster,
-            config_topic: CONFIG_TOPIC.into(),
-            status_topic: STATUS_TOPIC.into(),
-            offsets_topic: OFFSETS_TOPIC.into(),
-        },
-    })
+    Ok(readers)
 }
 
 #[cfg(test)]
