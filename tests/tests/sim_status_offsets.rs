@@ -21,15 +21,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
-use async_trait::async_trait;
-use connect_state_memory::{
-    FetchFault, MemoryCluster, MemoryTransport, ProduceFault, RecordKind, TopicConfig,
-};
+use connect_state_memory::{FetchFault, MemoryCluster, MemoryTransport, TopicConfig};
 use connect_state_ops::rest::Answer;
-use connect_state_store::{
-    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, Store, TopicDescription, TopicRole,
-    Transport, TransportError,
-};
+use connect_state_store::{FetchedRecord, Store, TopicRole};
 use engine::json::{JsonObject, JsonValue};
 use engine::offsets::{
     default_partition, kip875, offset_key, offset_value, OffsetEvent, OffsetLog, OffsetSnapshot,
@@ -40,7 +34,7 @@ use engine::status::{
     Status, StatusEvent, StatusLog, StatusSnapshot, StatusState, StatusUpdate, TopicStatus,
     TopicTracking, TopicTrackingError,
 };
-use engine::{ProducerRecord, TopicMachine};
+use engine::ProducerRecord;
 use proptest::prelude::*;
 
 const STATUS_TOPIC: &str = "connect-status";
@@ -62,7 +56,9 @@ const TRACE: &str =
 // ---------------------------------------------------------------------------------------------
 // Plumbing: runtime, cluster, stores, the recording transport and the log capture.
 
-use connect_state_tests::sim::{lock, runtime, store};
+use connect_state_tests::sim::{
+    lock, reader_transport, runtime, store, write, Appended, LogCapture, Recording, Sim, SimSpec,
+};
 
 fn new_cluster(
     seed: u64,
@@ -72,169 +68,6 @@ fn new_cluster(
 ) -> Arc<Mutex<MemoryCluster>> {
     let config = TopicConfig::compacted(partitions).with_segment_records(segment_records);
     connect_state_tests::sim::cluster(seed, topic, config)
-}
-
-/// A reader's transport that remembers every record it hands out. The store applies each
-/// fetched batch in order, so this is exactly the order the reader's machine consumed records.
-struct Recording {
-    inner: MemoryTransport,
-    consumed: Mutex<Vec<FetchedRecord>>,
-}
-
-impl Recording {
-    fn new(inner: MemoryTransport) -> Self {
-        Self {
-            inner,
-            consumed: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn consumed(&self) -> Vec<FetchedRecord> {
-        self.consumed.lock().expect("recording lock").clone()
-    }
-}
-
-#[async_trait]
-impl Transport for Recording {
-    async fn describe_topic(
-        &self,
-        topic: &str,
-    ) -> Result<Option<TopicDescription>, TransportError> {
-        self.inner.describe_topic(topic).await
-    }
-
-    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
-        self.inner.create_topic(topic).await
-    }
-
-    async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
-        self.inner.end_offsets(topic).await
-    }
-
-    async fn fetch(
-        &self,
-        topic: &str,
-        partition: i32,
-        from: i64,
-        max_records: usize,
-    ) -> Result<FetchedBatch, TransportError> {
-        let batch = self
-            .inner
-            .fetch(topic, partition, from, max_records)
-            .await?;
-        self.consumed
-            .lock()
-            .expect("recording lock")
-            .extend(batch.records.iter().cloned());
-        Ok(batch)
-    }
-
-    async fn produce(
-        &self,
-        topic: &str,
-        records: &[ProducerRecord],
-        mode: ProduceMode,
-    ) -> Result<Vec<(i32, i64)>, TransportError> {
-        self.inner.produce(topic, records, mode).await
-    }
-}
-
-/// A reader over its own transport: `fetch_size` records per fetch at most, and `fault`'s
-/// cleaning before every fetch.
-fn reader_transport(
-    cluster: &Arc<Mutex<MemoryCluster>>,
-    fetch_size: usize,
-    fault: FetchFault,
-) -> Arc<Recording> {
-    let inner = MemoryTransport::new(Arc::clone(cluster)).with_max_fetch_records(fetch_size);
-    inner.set_fetch_fault(Some(fault));
-    Arc::new(Recording::new(inner))
-}
-
-/// One record as the writer appended it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Appended {
-    partition: i32,
-    offset: i64,
-    key: Vec<u8>,
-    value: Option<Vec<u8>>,
-}
-
-/// The full log, captured from the simulator after every write.
-#[derive(Debug, Default, Clone)]
-struct LogCapture {
-    next: BTreeMap<i32, i64>,
-    records: Vec<Appended>,
-}
-
-impl LogCapture {
-    /// Takes every record appended since the last call, partition by partition. Must run right
-    /// after each write, before any cleaning: then the new records are all still there, at
-    /// consecutive offsets (checked).
-    fn capture(
-        &mut self,
-        cluster: &Mutex<MemoryCluster>,
-        topic: &str,
-        partitions: i32,
-    ) -> Vec<Appended> {
-        let cluster = lock(cluster);
-        let mut new = Vec::new();
-        for p in 0..partitions {
-            let from = self.next.get(&p).copied().unwrap_or(0);
-            let end = cluster.high_watermark(topic, p).expect("partition");
-            let fresh: Vec<_> = cluster
-                .records(topic, p)
-                .expect("partition")
-                .into_iter()
-                .filter(|r| r.offset >= from)
-                .collect();
-            let offsets: Vec<i64> = fresh.iter().map(|r| r.offset).collect();
-            assert_eq!(
-                offsets,
-                (from..end).collect::<Vec<_>>(),
-                "appended records of {p} are contiguous"
-            );
-            for r in fresh {
-                assert_eq!(r.kind, RecordKind::Plain);
-                new.push(Appended {
-                    partition: p,
-                    offset: r.offset,
-                    key: r.key.expect("a keyed record"),
-                    value: r.value,
-                });
-            }
-            self.next.insert(p, end);
-        }
-        self.records.extend(new.iter().cloned());
-        new
-    }
-
-    /// Every record of each key, in offset order per partition.
-    fn by_key(&self) -> BTreeMap<&[u8], Vec<&Appended>> {
-        let mut out: BTreeMap<&[u8], Vec<&Appended>> = BTreeMap::new();
-        for r in &self.records {
-            out.entry(r.key.as_slice()).or_default().push(r);
-        }
-        out
-    }
-}
-
-/// Produces `records` through `store`, with a duplicate delivery if asked (every record is then
-/// appended twice in a row, as a retried send whose first attempt was in fact written).
-async fn write<M: TopicMachine>(
-    store: &mut Store<M, MemoryTransport>,
-    transport: &MemoryTransport,
-    records: &[ProducerRecord],
-    duplicate: bool,
-    read_back: bool,
-) {
-    if duplicate {
-        transport.push_produce_fault(ProduceFault::Duplicate);
-    }
-    store
-        .write(records, ProduceMode::Plain, read_back, "Failed to write")
-        .await
-        .expect("the write succeeds");
 }
 
 /// What every reader must satisfy whatever the faults: it consumed only records the writer
@@ -586,108 +419,89 @@ struct StatusOutcome {
 }
 
 fn run_status(run: &StatusRun) -> StatusOutcome {
-    runtime().block_on(async {
-        let cluster = new_cluster(
-            run.seed,
-            STATUS_TOPIC,
-            STATUS_PARTITIONS,
-            run.segment_records,
-        );
-        let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
-        let mut writer: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&wt));
-        writer.start().await.expect("writer starts");
-        let rt = reader_transport(&cluster, run.fetch_size, run.fetch_fault);
-        let mut reader: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&rt));
-        let mut started = false;
-        let mut events = Vec::new();
-        let mut log = LogCapture::default();
-        for (i, step) in run.steps.iter().enumerate() {
-            if i == run.reader_start {
-                reader.start().await.expect("reader starts");
-                started = true;
+    let mut sim: Sim<StatusLog> = Sim::new(SimSpec {
+        seed: run.seed,
+        topic: STATUS_TOPIC,
+        role: TopicRole::Status,
+        partitions: STATUS_PARTITIONS,
+        segment_records: run.segment_records,
+        fetch_size: run.fetch_size,
+        fetch_fault: run.fetch_fault,
+    });
+    for (i, step) in run.steps.iter().enumerate() {
+        if i == run.reader_start {
+            sim.start_reader();
+        }
+        let records: Vec<ProducerRecord> = match step.op {
+            StatusOp::Put {
+                connector,
+                task,
+                state,
+                worker,
+                generation,
+            } => {
+                let update = status_update(connector, task, state, worker, generation);
+                let safe = matches!(state, StatusState::Unassigned | StatusState::Failed);
+                let record = prepared(&sim.writer, update.clone(), safe);
+                if let Some(r) = &record {
+                    // Java's exact record, for the default partitioner.
+                    assert_eq!(r.partition, None);
+                    assert_eq!(r.key, update.key().into_bytes());
+                    assert_eq!(r.value, update.value().map(String::into_bytes));
+                } else {
+                    assert!(safe, "only putSafe refuses");
+                }
+                record.into_iter().collect()
             }
-            let records: Vec<ProducerRecord> = match step.op {
-                StatusOp::Put {
-                    connector,
-                    task,
-                    state,
-                    worker,
-                    generation,
-                } => {
-                    let update = status_update(connector, task, state, worker, generation);
-                    let safe = matches!(state, StatusState::Unassigned | StatusState::Failed);
-                    let record = prepared(&writer, update.clone(), safe);
-                    if let Some(r) = &record {
-                        // Java's exact record, for the default partitioner.
-                        assert_eq!(r.partition, None);
-                        assert_eq!(r.key, update.key().into_bytes());
-                        assert_eq!(r.value, update.value().map(String::into_bytes));
-                    } else {
-                        assert!(safe, "only putSafe refuses");
-                    }
-                    record.into_iter().collect()
-                }
-                StatusOp::Topic {
-                    connector,
-                    topic,
-                    task,
-                } => vec![topic_status_record(&TopicStatus::new(
-                    TOPICS[topic],
-                    CONNECTORS[connector],
-                    task,
-                    1_000 * i as i64,
-                ))],
-                StatusOp::TopicTombstone { connector, topic } => {
-                    vec![topic_tombstone(CONNECTORS[connector], TOPICS[topic])]
-                }
-                StatusOp::DeleteConnector { connector } => {
-                    writer.machine().deletion_records(CONNECTORS[connector])
-                }
-                StatusOp::Roll { partition } => {
-                    lock(&cluster)
-                        .roll_segment(STATUS_TOPIC, partition)
-                        .expect("roll");
-                    Vec::new()
-                }
-                StatusOp::Clean => {
-                    lock(&cluster).clean_all(STATUS_TOPIC).expect("clean");
-                    Vec::new()
-                }
-                StatusOp::ReaderCatchUp => {
-                    if started {
-                        events.extend(reader.read_to_end().await.expect("reader reads"));
-                    }
-                    Vec::new()
-                }
-            };
-            if !records.is_empty() {
-                write(&mut writer, &wt, &records, step.duplicate, step.read_back).await;
-                let appended = log.capture(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
-                let copies = if step.duplicate { 2 } else { 1 };
-                assert_eq!(appended.len(), copies * records.len());
-                for a in &appended {
-                    assert_eq!(
-                        Some(a.partition),
-                        default_partition(&a.key, STATUS_PARTITIONS)
-                    );
-                }
+            StatusOp::Topic {
+                connector,
+                topic,
+                task,
+            } => vec![topic_status_record(&TopicStatus::new(
+                TOPICS[topic],
+                CONNECTORS[connector],
+                task,
+                1_000 * i as i64,
+            ))],
+            StatusOp::TopicTombstone { connector, topic } => {
+                vec![topic_tombstone(CONNECTORS[connector], TOPICS[topic])]
+            }
+            StatusOp::DeleteConnector { connector } => {
+                sim.writer.machine().deletion_records(CONNECTORS[connector])
+            }
+            StatusOp::Roll { partition } => {
+                sim.roll(partition);
+                Vec::new()
+            }
+            StatusOp::Clean => {
+                sim.clean();
+                Vec::new()
+            }
+            StatusOp::ReaderCatchUp => {
+                sim.reader_catch_up();
+                Vec::new()
+            }
+        };
+        if !records.is_empty() {
+            let appended = sim.write(&records, step.duplicate, step.read_back);
+            let copies = if step.duplicate { 2 } else { 1 };
+            assert_eq!(appended.len(), copies * records.len());
+            for a in &appended {
+                assert_eq!(
+                    Some(a.partition),
+                    default_partition(&a.key, STATUS_PARTITIONS)
+                );
             }
         }
-        if !started {
-            reader.start().await.expect("reader starts");
-        }
-        events.extend(reader.read_to_end().await.expect("reader reads"));
-        let cluster = lock(&cluster).clone();
-        StatusOutcome {
-            snapshot: reader.machine().snapshot(),
-            events,
-            consumed: rt.consumed(),
-            log,
-            cluster,
-        }
-    })
+    }
+    sim.finish_reading();
+    StatusOutcome {
+        snapshot: sim.reader.machine().snapshot(),
+        consumed: sim.consumed(),
+        cluster: sim.cluster_now(),
+        events: std::mem::take(&mut sim.events),
+        log: std::mem::take(&mut sim.log),
+    }
 }
 
 /// Property 1. Two references:
@@ -1313,113 +1127,86 @@ struct OffsetsOutcome {
 }
 
 fn run_offsets(run: &OffsetsRun) -> OffsetsOutcome {
-    runtime().block_on(async {
-        let cluster = new_cluster(
-            run.seed,
-            OFFSETS_TOPIC,
-            OFFSETS_PARTITIONS,
-            run.segment_records,
-        );
-        let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
-        let mut writer: Store<OffsetLog, _> =
-            store(OFFSETS_TOPIC, TopicRole::Offsets, Arc::clone(&wt));
-        writer.start().await.expect("writer starts");
-        let rt = reader_transport(&cluster, run.fetch_size, run.fetch_fault);
-        let mut reader: Store<OffsetLog, _> =
-            store(OFFSETS_TOPIC, TopicRole::Offsets, Arc::clone(&rt));
-        let mut started = false;
-        let mut events = Vec::new();
-        let mut log = LogCapture::default();
-        for (i, op) in run.ops.iter().enumerate() {
-            if i == run.reader_start {
-                reader.start().await.expect("reader starts");
-                started = true;
-            }
-            match op {
-                OffsetOp::Write {
-                    connector,
-                    partition,
-                    offset,
-                    misplaced,
-                    duplicate,
-                    read_back,
-                } => {
-                    let c = OFFSET_CONNECTORS[*connector];
-                    let map = partition.as_ref().map(|members| {
-                        OrderedMap::new(members.iter().map(|(n, v)| (MEMBERS[*n], v.clone())))
-                    });
-                    let key = offset_key(c, map.as_ref()).expect("a valid partition");
-                    assert_eq!(key, expected_key(c, partition.as_deref()));
-                    let offset =
-                        offset.map(|n| OrderedMap::new([("position", JsonValue::Long(n))]));
-                    let value = offset_value(offset.as_ref()).expect("a valid offset");
-                    if let Some(n) = offset_to_position(offset.as_ref()) {
-                        assert_eq!(
-                            value.as_deref(),
-                            Some(format!("{{\"position\":{n}}}").as_bytes())
-                        );
-                    }
-                    let record = ProducerRecord {
-                        key,
-                        value,
-                        partition: *misplaced,
-                    };
-                    write(&mut writer, &wt, &[record], *duplicate, *read_back).await;
-                    log.capture(&cluster, OFFSETS_TOPIC, OFFSETS_PARTITIONS);
-                }
-                OffsetOp::Roll { partition } => {
-                    lock(&cluster)
-                        .roll_segment(OFFSETS_TOPIC, *partition)
-                        .expect("roll");
-                }
-                OffsetOp::Clean => {
-                    lock(&cluster).clean_all(OFFSETS_TOPIC).expect("clean");
-                }
-                OffsetOp::ReaderCatchUp => {
-                    if started {
-                        events.extend(reader.read_to_end().await.expect("reader reads"));
-                    }
-                }
-            }
+    let mut sim: Sim<OffsetLog> = Sim::new(SimSpec {
+        seed: run.seed,
+        topic: OFFSETS_TOPIC,
+        role: TopicRole::Offsets,
+        partitions: OFFSETS_PARTITIONS,
+        segment_records: run.segment_records,
+        fetch_size: run.fetch_size,
+        fetch_fault: run.fetch_fault,
+    });
+    for (i, op) in run.ops.iter().enumerate() {
+        if i == run.reader_start {
+            sim.start_reader();
         }
-        if !started {
-            reader.start().await.expect("reader starts");
+        match op {
+            OffsetOp::Write {
+                connector,
+                partition,
+                offset,
+                misplaced,
+                duplicate,
+                read_back,
+            } => {
+                let c = OFFSET_CONNECTORS[*connector];
+                let map = partition.as_ref().map(|members| {
+                    OrderedMap::new(members.iter().map(|(n, v)| (MEMBERS[*n], v.clone())))
+                });
+                let key = offset_key(c, map.as_ref()).expect("a valid partition");
+                assert_eq!(key, expected_key(c, partition.as_deref()));
+                let offset = offset.map(|n| OrderedMap::new([("position", JsonValue::Long(n))]));
+                let value = offset_value(offset.as_ref()).expect("a valid offset");
+                if let Some(n) = offset_to_position(offset.as_ref()) {
+                    assert_eq!(
+                        value.as_deref(),
+                        Some(format!("{{\"position\":{n}}}").as_bytes())
+                    );
+                }
+                let record = ProducerRecord {
+                    key,
+                    value,
+                    partition: *misplaced,
+                };
+                sim.write(&[record], *duplicate, *read_back);
+            }
+            OffsetOp::Roll { partition } => sim.roll(*partition),
+            OffsetOp::Clean => sim.clean(),
+            OffsetOp::ReaderCatchUp => sim.reader_catch_up(),
         }
-        events.extend(reader.read_to_end().await.expect("reader reads"));
-        let before_reset = reader.machine().snapshot();
-        let consumed_before_reset = rt.consumed();
-        let log_before_reset = log.clone();
-        let cluster_before_reset = lock(&cluster).clone();
+    }
+    sim.finish_reading();
+    let before_reset = sim.reader.machine().snapshot();
+    let consumed_before_reset = sim.consumed();
+    let log_before_reset = sim.log.clone();
+    let cluster_before_reset = sim.cluster_now();
 
-        // KIP-875 reset of every connector, computed from the caught-up reader.
-        let resets: Vec<(String, Vec<ProducerRecord>)> = OFFSET_CONNECTORS
-            .iter()
-            .map(|c| {
-                let records = kip875::reset_records(&before_reset, c, OFFSETS_PARTITIONS)
-                    .expect("reset records");
-                ((*c).to_owned(), records)
-            })
-            .collect();
-        let all: Vec<ProducerRecord> = resets.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
-        if !all.is_empty() {
-            write(&mut writer, &wt, &all, false, true).await;
-            log.capture(&cluster, OFFSETS_TOPIC, OFFSETS_PARTITIONS);
-        }
-        events.extend(reader.read_to_end().await.expect("reader reads"));
-        let cluster = lock(&cluster).clone();
-        OffsetsOutcome {
-            before_reset,
-            snapshot: reader.machine().snapshot(),
-            events,
-            consumed_before_reset,
-            consumed: rt.consumed(),
-            log_before_reset,
-            log,
-            resets,
-            cluster_before_reset,
-            cluster,
-        }
-    })
+    // KIP-875 reset of every connector, computed from the caught-up reader.
+    let resets: Vec<(String, Vec<ProducerRecord>)> = OFFSET_CONNECTORS
+        .iter()
+        .map(|c| {
+            let records =
+                kip875::reset_records(&before_reset, c, OFFSETS_PARTITIONS).expect("reset records");
+            ((*c).to_owned(), records)
+        })
+        .collect();
+    let all: Vec<ProducerRecord> = resets.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
+    if !all.is_empty() {
+        sim.write(&all, false, true);
+    }
+    sim.reader_catch_up();
+    OffsetsOutcome {
+        before_reset,
+        snapshot: sim.reader.machine().snapshot(),
+        consumed_before_reset,
+        consumed: sim.consumed(),
+        log_before_reset,
+        resets,
+        cluster_before_reset,
+        cluster: sim.cluster_now(),
+        events: std::mem::take(&mut sim.events),
+        log: std::mem::take(&mut sim.log),
+    }
 }
 
 fn offset_to_position(offset: Option<&OrderedMap>) -> Option<i64> {
