@@ -26,6 +26,31 @@ pub trait SkipKind:
     fn as_str(self) -> &'static str;
 }
 
+/// Implements [`SkipReason`] and [`SkipKind`] for a topic's skip enum and its kind enum by
+/// forwarding to their inherent `kind`, `as_str` and the `Duplicate { next_expected }` variant.
+macro_rules! skip_reason {
+    ($skip:ident, $kind:ident) => {
+        impl $crate::skips::SkipReason for $skip {
+            type Kind = $kind;
+
+            fn kind(&self) -> $kind {
+                Self::kind(self)
+            }
+
+            fn duplicate(next_expected: i64) -> Self {
+                Self::Duplicate { next_expected }
+            }
+        }
+
+        impl $crate::skips::SkipKind for $kind {
+            fn as_str(self) -> &'static str {
+                Self::as_str(self)
+            }
+        }
+    };
+}
+pub(crate) use skip_reason;
+
 /// How many records were skipped, per reason `K` (a machine's skip-kind enum).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(bound(

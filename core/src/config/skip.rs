@@ -143,20 +143,4 @@ impl ConfigSkipKind {
     }
 }
 
-impl crate::skips::SkipReason for ConfigSkip {
-    type Kind = ConfigSkipKind;
-
-    fn kind(&self) -> ConfigSkipKind {
-        Self::kind(self)
-    }
-
-    fn duplicate(next_expected: i64) -> Self {
-        Self::Duplicate { next_expected }
-    }
-}
-
-impl crate::skips::SkipKind for ConfigSkipKind {
-    fn as_str(self) -> &'static str {
-        Self::as_str(self)
-    }
-}
+crate::skips::skip_reason!(ConfigSkip, ConfigSkipKind);

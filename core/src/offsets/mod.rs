@@ -33,7 +33,7 @@ use crate::checkpoint::TopicKind;
 use crate::json::{self, JsonObject, JsonValue};
 use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PSet;
-use crate::skips::{SkipCounts, SkipKind, SkipReason};
+use crate::skips::SkipCounts;
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
@@ -145,27 +145,25 @@ impl fmt::Display for OffsetsSkip {
     }
 }
 
-impl SkipReason for OffsetsSkip {
-    type Kind = OffsetsSkipKind;
-
-    fn kind(&self) -> OffsetsSkipKind {
+impl OffsetsSkip {
+    /// The kind this skip is counted under.
+    pub fn kind(&self) -> OffsetsSkipKind {
         match self {
             Self::Duplicate { .. } => OffsetsSkipKind::Duplicate,
         }
     }
-
-    fn duplicate(next_expected: i64) -> Self {
-        Self::Duplicate { next_expected }
-    }
 }
 
-impl SkipKind for OffsetsSkipKind {
-    fn as_str(self) -> &'static str {
+impl OffsetsSkipKind {
+    /// The kind's snake-case name.
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Duplicate => "duplicate",
         }
     }
 }
+
+crate::skips::skip_reason!(OffsetsSkip, OffsetsSkipKind);
 
 /// A change to the live offsets, queued once the reader is caught up (Java has no listener for
 /// this topic; the events are additive).

@@ -140,20 +140,4 @@ impl StatusSkipKind {
     }
 }
 
-impl crate::skips::SkipReason for StatusSkip {
-    type Kind = StatusSkipKind;
-
-    fn kind(&self) -> StatusSkipKind {
-        Self::kind(self)
-    }
-
-    fn duplicate(next_expected: i64) -> Self {
-        Self::Duplicate { next_expected }
-    }
-}
-
-impl crate::skips::SkipKind for StatusSkipKind {
-    fn as_str(self) -> &'static str {
-        Self::as_str(self)
-    }
-}
+crate::skips::skip_reason!(StatusSkip, StatusSkipKind);
