@@ -721,200 +721,205 @@ fn reader_topics(
 }
 
 fn run_topics(run: &TopicsRun) -> Result<(), TestCaseError> {
-    runtime().block_on(async {
-        let cluster = new_cluster(
-            run.seed,
-            STATUS_TOPIC,
-            STATUS_PARTITIONS,
-            run.segment_records,
-        );
-        let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
-        let mut writer: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&wt));
-        writer.start().await.expect("writer starts");
-        let rt = reader_transport(&cluster, run.fetch_size, run.fetch_fault);
-        let mut reader: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&rt));
-        let mut log = LogCapture::default();
-        let tracking = TopicTracking::default();
-        for (i, step) in run.early.iter().enumerate() {
-            if i == run.reader_start {
-                reader.start().await.expect("reader starts");
-            }
-            match *step {
-                TopicStep::Record {
-                    connector,
-                    topic,
-                    task,
-                    via_tracking,
-                    duplicate,
-                    read_back,
-                } => {
-                    let (c, t) = ([SINK, OTHER][connector], KIP558_TOPICS[topic]);
-                    let now = 1_000 * i as i64;
-                    let record = if via_tracking {
-                        let r = writer
-                            .machine()
-                            .record_active_topic(c, t, task, now, &tracking);
-                        let known = writer.machine().snapshot().topic(c, t).is_some();
-                        prop_assert_eq!(
-                            r.is_none(),
-                            known,
-                            "recordActiveTopic writes iff not read back"
-                        );
-                        r
-                    } else {
-                        Some(topic_status_record(&TopicStatus::new(t, c, task, now)))
-                    };
-                    if let Some(record) = record {
-                        write(&mut writer, &wt, &[record], duplicate, read_back).await;
-                    }
-                }
-                TopicStep::Tombstone { connector, topic } => {
-                    let record = topic_tombstone([SINK, OTHER][connector], KIP558_TOPICS[topic]);
-                    write(&mut writer, &wt, &[record], false, false).await;
-                }
-                TopicStep::Roll { partition } => {
-                    lock(&cluster)
-                        .roll_segment(STATUS_TOPIC, partition)
-                        .expect("roll");
-                }
-                TopicStep::Clean => {
-                    lock(&cluster).clean_all(STATUS_TOPIC).expect("clean");
-                }
-            }
-            log.capture(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
+    let mut sim: Sim<StatusLog> = Sim::new(SimSpec {
+        seed: run.seed,
+        topic: STATUS_TOPIC,
+        role: TopicRole::Status,
+        partitions: STATUS_PARTITIONS,
+        segment_records: run.segment_records,
+        fetch_size: run.fetch_size,
+        fetch_fault: run.fetch_fault,
+    });
+    let tracking = TopicTracking::default();
+    for (i, step) in run.early.iter().enumerate() {
+        if i == run.reader_start {
+            sim.start_reader();
         }
-        if run.reader_start >= run.early.len() {
-            reader.start().await.expect("reader starts");
-        }
-        reader.read_to_end().await.expect("reader reads");
-        check_consumed(&rt.consumed(), &log)?;
-        let active = live_topics(&log, SINK);
-        let other = live_topics(&log, OTHER);
-        prop_assert_eq!(&reader_topics(&reader, SINK), &active);
-        prop_assert_eq!(&reader_topics(&reader, OTHER), &other);
-        let names: Vec<String> = active.keys().cloned().collect();
-        prop_assert_eq!(
-            &reader
-                .machine()
-                .snapshot()
-                .active_topics(SINK, &tracking)
-                .expect("enabled")
-                .topics,
-            &names
-        );
-
-        // The 403s come back, and nothing is written.
-        let before = lock(&cluster).clone();
-        for (enable, allow_reset, want) in [
-            (false, true, TopicTrackingError::Disabled),
-            (false, false, TopicTrackingError::Disabled),
-            (true, false, TopicTrackingError::ResetDisabled),
-        ] {
-            let t = TopicTracking {
-                enable,
-                allow_reset,
-            };
-            match reader.machine().snapshot().reset_active_topics(SINK, &t) {
-                Ok(records) => {
-                    write(&mut writer, &wt, &records, false, false).await;
-                    prop_assert!(false, "reset allowed with {t:?}");
-                }
-                Err(e) => {
-                    prop_assert_eq!(e, want);
-                    prop_assert_eq!(Answer::tracking_refused(e).status, 403);
+        match *step {
+            TopicStep::Record {
+                connector,
+                topic,
+                task,
+                via_tracking,
+                duplicate,
+                read_back,
+            } => {
+                let (c, t) = ([SINK, OTHER][connector], KIP558_TOPICS[topic]);
+                let now = 1_000 * i as i64;
+                let record = if via_tracking {
+                    let r = sim
+                        .writer
+                        .machine()
+                        .record_active_topic(c, t, task, now, &tracking);
+                    let known = sim.writer.machine().snapshot().topic(c, t).is_some();
+                    prop_assert_eq!(
+                        r.is_none(),
+                        known,
+                        "recordActiveTopic writes iff not read back"
+                    );
+                    r
+                } else {
+                    Some(topic_status_record(&TopicStatus::new(t, c, task, now)))
+                };
+                if let Some(record) = record {
+                    sim.write(&[record], duplicate, read_back);
                 }
             }
-            if !enable {
-                prop_assert_eq!(
-                    reader.machine().snapshot().active_topics(SINK, &t),
-                    Err(TopicTrackingError::Disabled)
-                );
-                prop_assert_eq!(
-                    reader.machine().record_active_topic(SINK, "new", 0, 0, &t),
-                    None
-                );
+            TopicStep::Tombstone { connector, topic } => {
+                let record = topic_tombstone([SINK, OTHER][connector], KIP558_TOPICS[topic]);
+                sim.write(&[record], false, false);
+            }
+            TopicStep::Roll { partition } => {
+                sim.roll(partition);
+            }
+            TopicStep::Clean => {
+                sim.clean();
             }
         }
-        prop_assert!(*lock(&cluster) == before, "a refused reset wrote something");
-
-        // The reset: exactly one tombstone per active topic, for the default partitioner.
-        let reset = reader
+    }
+    if run.reader_start >= run.early.len() {
+        sim.start_reader();
+    }
+    sim.reader_catch_up();
+    check_consumed(&sim.consumed(), &sim.log)?;
+    let active = live_topics(&sim.log, SINK);
+    let other = live_topics(&sim.log, OTHER);
+    prop_assert_eq!(&reader_topics(&sim.reader, SINK), &active);
+    prop_assert_eq!(&reader_topics(&sim.reader, OTHER), &other);
+    let names: Vec<String> = active.keys().cloned().collect();
+    prop_assert_eq!(
+        &sim.reader
             .machine()
             .snapshot()
-            .reset_active_topics(SINK, &tracking)
-            .expect("allowed");
-        let want_keys: BTreeSet<Vec<u8>> = active
-            .keys()
-            .map(|t| format!("status-topic-{t}:connector-{SINK}").into_bytes())
-            .collect();
-        let got_keys: BTreeSet<Vec<u8>> = reset.iter().map(|r| r.key.clone()).collect();
-        prop_assert_eq!(reset.len(), active.len());
-        prop_assert_eq!(&got_keys, &want_keys);
-        prop_assert!(reset
-            .iter()
-            .all(|r| r.value.is_none() && r.partition.is_none()));
+            .active_topics(SINK, &tracking)
+            .expect("enabled")
+            .topics,
+        &names
+    );
 
-        // Topics touched again after the reset was computed, then the reset itself.
-        let late: BTreeSet<&str> = run.late.iter().map(|&t| KIP558_TOPICS[t]).collect();
-        for t in &late {
-            let record = topic_status_record(&TopicStatus::new(*t, SINK, 0, 99_000));
-            write(&mut writer, &wt, &[record], false, false).await;
-            log.capture(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
+    // The 403s come back, and nothing is written.
+    let before = sim.cluster_now();
+    for (enable, allow_reset, want) in [
+        (false, true, TopicTrackingError::Disabled),
+        (false, false, TopicTrackingError::Disabled),
+        (true, false, TopicTrackingError::ResetDisabled),
+    ] {
+        let t = TopicTracking {
+            enable,
+            allow_reset,
+        };
+        match sim
+            .reader
+            .machine()
+            .snapshot()
+            .reset_active_topics(SINK, &t)
+        {
+            Ok(records) => {
+                sim.write(&records, false, false);
+                prop_assert!(false, "reset allowed with {t:?}");
+            }
+            Err(e) => {
+                prop_assert_eq!(e, want);
+                prop_assert_eq!(Answer::tracking_refused(e).status, 403);
+            }
         }
-        if !reset.is_empty() {
-            write(&mut writer, &wt, &reset, false, true).await;
+        if !enable {
+            prop_assert_eq!(
+                sim.reader.machine().snapshot().active_topics(SINK, &t),
+                Err(TopicTrackingError::Disabled)
+            );
+            prop_assert_eq!(
+                sim.reader
+                    .machine()
+                    .record_active_topic(SINK, "new", 0, 0, &t),
+                None
+            );
         }
-        let appended = log.capture(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
-        let mut tombstones: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
-        for a in &appended {
-            prop_assert!(a.value.is_none());
-            *tombstones.entry(a.key.clone()).or_default() += 1;
-        }
-        prop_assert!(tombstones.values().all(|&n| n == 1));
-        prop_assert_eq!(
-            tombstones.keys().cloned().collect::<BTreeSet<_>>(),
-            want_keys
-        );
+    }
+    prop_assert!(
+        sim.cluster_now() == before,
+        "a refused reset wrote something"
+    );
 
-        // Read back: only the late topics the reset did not cover are active.
-        reader.read_to_end().await.expect("reader reads");
-        check_consumed(&rt.consumed(), &log)?;
-        let after: BTreeSet<String> = reader_topics(&reader, SINK).into_keys().collect();
-        let want: BTreeSet<String> = late
-            .iter()
-            .filter(|t| !active.contains_key(**t))
-            .map(|t| (*t).to_owned())
-            .collect();
-        prop_assert_eq!(&after, &want);
-        if late.is_empty() {
-            prop_assert!(reader
-                .machine()
-                .snapshot()
-                .active_topics(SINK, &tracking)
-                .expect("enabled")
-                .topics
-                .is_empty());
-        }
-        if !active.is_empty() {
-            // Java keeps the connector's (now possibly empty) inner map.
-            prop_assert!(reader
-                .machine()
-                .snapshot()
-                .topic_connectors()
-                .any(|c| c == SINK));
-        }
-        prop_assert_eq!(&reader_topics(&reader, OTHER), &other);
-        // Recording again writes only for topics not active any more.
-        for t in KIP558_TOPICS {
-            let r = reader
-                .machine()
-                .record_active_topic(SINK, t, 0, 0, &tracking);
-            prop_assert_eq!(r.is_some(), !after.contains(t));
-        }
-        Ok(())
-    })
+    // The reset: exactly one tombstone per active topic, for the default partitioner.
+    let reset = sim
+        .reader
+        .machine()
+        .snapshot()
+        .reset_active_topics(SINK, &tracking)
+        .expect("allowed");
+    let want_keys: BTreeSet<Vec<u8>> = active
+        .keys()
+        .map(|t| format!("status-topic-{t}:connector-{SINK}").into_bytes())
+        .collect();
+    let got_keys: BTreeSet<Vec<u8>> = reset.iter().map(|r| r.key.clone()).collect();
+    prop_assert_eq!(reset.len(), active.len());
+    prop_assert_eq!(&got_keys, &want_keys);
+    prop_assert!(reset
+        .iter()
+        .all(|r| r.value.is_none() && r.partition.is_none()));
+
+    // Topics touched again after the reset was computed, then the reset itself.
+    let late: BTreeSet<&str> = run.late.iter().map(|&t| KIP558_TOPICS[t]).collect();
+    for t in &late {
+        let record = topic_status_record(&TopicStatus::new(*t, SINK, 0, 99_000));
+        sim.write(&[record], false, false);
+    }
+    let appended = if reset.is_empty() {
+        Vec::new()
+    } else {
+        sim.write(&reset, false, true)
+    };
+    let mut tombstones: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
+    for a in &appended {
+        prop_assert!(a.value.is_none());
+        *tombstones.entry(a.key.clone()).or_default() += 1;
+    }
+    prop_assert!(tombstones.values().all(|&n| n == 1));
+    prop_assert_eq!(
+        tombstones.keys().cloned().collect::<BTreeSet<_>>(),
+        want_keys
+    );
+
+    // Read back: only the late topics the reset did not cover are active.
+    sim.reader_catch_up();
+    check_consumed(&sim.consumed(), &sim.log)?;
+    let after: BTreeSet<String> = reader_topics(&sim.reader, SINK).into_keys().collect();
+    let want: BTreeSet<String> = late
+        .iter()
+        .filter(|t| !active.contains_key(**t))
+        .map(|t| (*t).to_owned())
+        .collect();
+    prop_assert_eq!(&after, &want);
+    if late.is_empty() {
+        prop_assert!(sim
+            .reader
+            .machine()
+            .snapshot()
+            .active_topics(SINK, &tracking)
+            .expect("enabled")
+            .topics
+            .is_empty());
+    }
+    if !active.is_empty() {
+        // Java keeps the connector's (now possibly empty) inner map.
+        prop_assert!(sim
+            .reader
+            .machine()
+            .snapshot()
+            .topic_connectors()
+            .any(|c| c == SINK));
+    }
+    prop_assert_eq!(&reader_topics(&sim.reader, OTHER), &other);
+    // Recording again writes only for topics not active any more.
+    for t in KIP558_TOPICS {
+        let r = sim
+            .reader
+            .machine()
+            .record_active_topic(SINK, t, 0, 0, &tracking);
+        prop_assert_eq!(r.is_some(), !after.contains(t));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
