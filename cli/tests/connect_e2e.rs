@@ -83,6 +83,43 @@ fn name(base: &str) -> String {
     format!("{base}-{}", std::process::id())
 }
 
+/// How many partitions `topic` has.
+fn partition_count(cluster: &Cluster, topic: &str) -> i32 {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    let consumer: BaseConsumer = rdkafka::config::ClientConfig::new()
+        .set("bootstrap.servers", cluster.bootstrap())
+        .create()
+        .expect("a metadata client");
+    let metadata = consumer
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("describing {topic}: {e}"));
+    let partitions = metadata
+        .topics()
+        .first()
+        .map_or(0, |t| t.partitions().len());
+    i32::try_from(partitions).expect("a partition count")
+}
+
+/// A name for a sink connector the test deletes and creates again.
+///
+/// A reader starting from the beginning reads the status topic partition by partition. Where
+/// the connector's status key lives on a later partition than its task 0's, it reads the
+/// delete's connector tombstone after the re-created task's status, and the tombstone drops
+/// that status, as Java's reader does too (README, "Where we deliberately differ from Java": a
+/// connector tombstone read after a newer task status): a fresh `inspect` and the live worker,
+/// which read the records as they came, would then disagree by design. So the name is one
+/// whose connector key is read first, and the step compares what it means to.
+fn recreatable_sink_name(cluster: &Cluster) -> String {
+    let partitions = partition_count(cluster, cluster.get("status.storage.topic"));
+    let partition = |key: String| engine::offsets::default_partition(key.as_bytes(), partitions);
+    (0..)
+        .map(|n| name(&format!("e2e-sink{n}")))
+        .find(|c| {
+            partition(format!("status-connector-{c}")) <= partition(format!("status-task-{c}-0"))
+        })
+        .expect("a name")
+}
+
 /// A scratch directory for connector files, unique per test.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("connect-state-e2e-{}-{name}", std::process::id()));
@@ -602,7 +639,7 @@ fn a_connector_lifecycle_reads_the_same_through_inspect_serve_and_java() {
     let (input, output) = (dir.join("in.txt"), dir.join("out.txt"));
     lines_file(&input, 20);
     let topic = common::unique_topic("e2e-lines");
-    let (src, sink) = (name("e2e-src"), name("e2e-sink"));
+    let (src, sink) = (name("e2e-src"), recreatable_sink_name(&cluster));
     let (src, sink) = (src.as_str(), sink.as_str());
     let both = [(src, true), (sink, false)];
     let serve = serve(
