@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use engine::config::ConfigLog;
 use engine::offsets::{kip875, OffsetLog};
+use engine::plan::WritePlan;
 use engine::ProducerRecord;
 
 use connect_state_ops::offsets_file::{parse_offsets_file, OffsetsEntry};
@@ -159,11 +160,12 @@ fn modify(
         Layout::Dump { .. } => args.offsets_partitions,
     };
     let snapshot = offsets.state.machine.snapshot();
-    let records = match &entries {
-        None => kip875::reset_records(&snapshot, connector, partitions),
-        Some(entries) => kip875::alter_records(&snapshot, connector, entries, partitions),
+    let plan = match &entries {
+        None => kip875::reset_plan(&snapshot, connector, partitions),
+        Some(entries) => kip875::alter_plan(&snapshot, connector, entries, partitions),
     }
     .map_err(modify_error)?;
+    let records: Vec<ProducerRecord> = plan.records().cloned().collect();
     print_records(out, &records)?;
     if !args.execute {
         writeln!(
@@ -174,7 +176,7 @@ fn modify(
         )?;
         return Ok(());
     }
-    execute(&args.source, &offsets.name, &records)?;
+    execute(&args.source, &offsets.name, &plan)?;
     writeln!(
         out,
         "Wrote {} record(s) to {}.",
@@ -207,22 +209,30 @@ fn print_records(out: &mut dyn Write, records: &[ProducerRecord]) -> Result<(), 
 }
 
 #[cfg(not(feature = "kafka"))]
-fn execute(_: &SourceArgs, _: &str, _: &[ProducerRecord]) -> Result<(), CliError> {
+fn execute(_: &SourceArgs, _: &str, _: &WritePlan) -> Result<(), CliError> {
     Err(CliError::Input(
         "this build has no Kafka support (the `kafka` feature)".into(),
     ))
 }
 
-/// Writes the records with plain sends (as Java's offset writes outside exactly-once).
+/// Runs the plan's batches with plain sends (as Java's offset writes outside exactly-once);
+/// a failure reports Java's message for the write.
 #[cfg(feature = "kafka")]
-fn execute(source: &SourceArgs, topic: &str, records: &[ProducerRecord]) -> Result<(), CliError> {
+fn execute(source: &SourceArgs, topic: &str, plan: &WritePlan) -> Result<(), CliError> {
     use connect_state_store::{ProduceMode, Transport};
+    use engine::plan::StepAction;
 
     let servers = source.live.bootstrap_servers.as_deref().unwrap_or_default();
     let transport = crate::kafka_transport(source.live.kafka_settings(servers))?;
     let runtime = crate::runtime()?;
-    runtime
-        .block_on(transport.produce(topic, records, ProduceMode::Plain))
-        .map(|_| ())
-        .map_err(|e| CliError::Input(format!("writing to '{topic}': {e}")))
+    for step in &plan.steps {
+        if let StepAction::Produce { records, .. } = &step.action {
+            runtime
+                .block_on(transport.produce(topic, records, ProduceMode::Plain))
+                .map_err(|e| {
+                    CliError::Input(format!("{}: writing to '{topic}': {e}", step.error_message))
+                })?;
+        }
+    }
+    Ok(())
 }

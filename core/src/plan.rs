@@ -83,18 +83,28 @@ pub(crate) fn read_to_end(error: impl Into<Cow<'static, str>>) -> WriteStep {
 }
 
 impl WritePlan {
-    /// One batch from the log's ordinary producer, then (with `read_back`) a read to the end:
-    /// the shape of a status or offsets write. `error` is the message a failure reports.
-    pub fn single(
+    /// One batch from `producer`, then (with `read_back`) a read to the end: the shape of a
+    /// status or offsets write. `error` is the message a failure reports.
+    pub fn batch(
+        producer: ProducerKind,
         records: Vec<ProducerRecord>,
         read_back: bool,
         error: impl Into<Cow<'static, str>>,
     ) -> Self {
         let error = error.into();
-        let mut steps = vec![produce(ProducerKind::Ordinary, records, error.clone())];
+        let mut steps = vec![produce(producer, records, error.clone())];
         if read_back {
             steps.push(read_to_end(error));
         }
         Self { steps }
+    }
+
+    /// [`batch`](Self::batch) from the log's ordinary producer.
+    pub fn single(
+        records: Vec<ProducerRecord>,
+        read_back: bool,
+        error: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self::batch(ProducerKind::Ordinary, records, read_back, error)
     }
 }

@@ -14,6 +14,7 @@ use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
 use super::{default_partition, OffsetSnapshot, StoredOffset};
 use crate::config::{ConfigSnapshot, TargetState};
 use crate::json::{write_value, JsonObject, Natural};
+use crate::plan::{ProducerKind, WritePlan};
 use crate::record::ProducerRecord;
 
 /// One entry of a listing: `{"partition": {...}, "offset": {...} | null}`.
@@ -156,6 +157,43 @@ pub fn check_modifiable(
         });
     }
     Ok(())
+}
+
+/// Java's message when writing an alter or reset fails (`Worker.modifySourceConnectorOffsets`).
+pub fn modify_error(connector: &str) -> String {
+    alloc::format!("Failed to modify offsets for source connector {connector}")
+}
+
+/// [`reset_records`] as the write Java's worker makes: one batch (one transaction when the
+/// worker has exactly-once source support: run it with `fenced`), not read back.
+pub fn reset_plan(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    topic_partitions: i32,
+) -> Result<WritePlan, ModifyOffsetsError> {
+    let records = reset_records(offsets, connector, topic_partitions)?;
+    Ok(WritePlan::batch(
+        ProducerKind::Privileged,
+        records,
+        false,
+        modify_error(connector),
+    ))
+}
+
+/// [`alter_records`] as the write Java's worker makes (see [`reset_plan`]).
+pub fn alter_plan(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    entries: &[(Option<OrderedMap>, Option<OrderedMap>)],
+    topic_partitions: i32,
+) -> Result<WritePlan, ModifyOffsetsError> {
+    let records = alter_records(offsets, connector, entries, topic_partitions)?;
+    Ok(WritePlan::batch(
+        ProducerKind::Privileged,
+        records,
+        false,
+        modify_error(connector),
+    ))
 }
 
 /// The records of `DELETE /connectors/{c}/offsets`: one tombstone per known partition, keyed in

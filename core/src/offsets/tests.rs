@@ -547,3 +547,48 @@ fn checkpoints_whose_claims_exceed_their_size_restore() {
     }
     assert!(tested > 5, "the sizes around 64 KiB were not reached");
 }
+
+/// KIP-875 writes as plans: one batch from the privileged producer (one transaction on an
+/// exactly-once worker), not read back, with Java's message for a failed write.
+#[test]
+fn alter_and_reset_plans_are_one_privileged_batch_with_javas_message() {
+    use crate::plan::{ProducerKind, StepAction};
+    let mut feed = Feed::new();
+    feed.put(2, Some(r#"["c",{"f":"x"}]"#), Some(r#"{"o":2}"#));
+    let snap = feed.snap();
+    let reset = kip875::reset_plan(&snap, "c", 25).unwrap();
+    let alter = kip875::alter_plan(
+        &snap,
+        "c",
+        &[(
+            Some(OrderedMap::new([("f", JsonValue::String("y".into()))])),
+            Some(OrderedMap::new([("o", JsonValue::Long(3))])),
+        )],
+        25,
+    )
+    .unwrap();
+    for (plan, records) in [
+        (&reset, kip875::reset_records(&snap, "c", 25).unwrap()),
+        (
+            &alter,
+            alter.records().cloned().collect::<alloc::vec::Vec<_>>(),
+        ),
+    ] {
+        assert_eq!(plan.steps.len(), 1, "no read-back");
+        let step = &plan.steps[0];
+        assert_eq!(
+            step.error_message,
+            "Failed to modify offsets for source connector c"
+        );
+        match &step.action {
+            StepAction::Produce {
+                producer,
+                records: produced,
+            } => {
+                assert_eq!(*producer, ProducerKind::Privileged);
+                assert_eq!(produced, &records);
+            }
+            StepAction::ReadToEnd => panic!("a read-back step"),
+        }
+    }
+}

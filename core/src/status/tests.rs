@@ -1700,3 +1700,26 @@ fn skip_display_is_readable() {
         assert!(!skip.kind().as_str().is_empty());
     }
 }
+
+/// A status write as a plan: the one record from the log's ordinary producer, not read back.
+#[test]
+fn a_status_write_is_a_plan_of_its_one_record() {
+    use crate::plan::{ProducerKind, StepAction};
+    let mut log = StatusLog::new();
+    let pending = log
+        .prepare_put(
+            StatusUpdate::for_task("c", 0, StatusState::Running, "me", 5),
+            false,
+        )
+        .unwrap();
+    let plan = pending.plan();
+    assert_eq!(plan.steps.len(), 1);
+    assert_eq!(plan.steps[0].error_message, write::STATUS_WRITE_ERROR);
+    match &plan.steps[0].action {
+        StepAction::Produce { producer, records } => {
+            assert_eq!(*producer, ProducerKind::Ordinary);
+            assert_eq!(records.as_slice(), core::slice::from_ref(pending.record()));
+        }
+        StepAction::ReadToEnd => panic!("a read-back step"),
+    }
+}

@@ -25,6 +25,7 @@ use super::keys::{
 use super::types::{Status, StatusState, TopicStatus};
 use super::{EntryMeta, StatusLog};
 use crate::json::write_str;
+use crate::plan::WritePlan;
 pub use crate::record::ProducerRecord;
 
 /// `status-connector-<connector>`.
@@ -183,7 +184,17 @@ pub struct PendingStatusWrite {
     incarnation: u64,
 }
 
+/// Java's log line when a status write fails (it retries or drops it; nothing is thrown).
+pub const STATUS_WRITE_ERROR: &str = "Failed to write status update";
+
 impl PendingStatusWrite {
+    /// The write as a plan: the one record from the log's producer, not read back (Java sends
+    /// status updates without waiting to read them).
+    #[must_use]
+    pub fn plan(&self) -> WritePlan {
+        WritePlan::single(alloc::vec![self.record.clone()], false, STATUS_WRITE_ERROR)
+    }
+
     /// The record to produce; a retry produces exactly the same one.
     pub fn record(&self) -> &ProducerRecord {
         &self.record
