@@ -8,6 +8,7 @@ use core::fmt;
 
 use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
 use crate::json::JsonObject;
+use crate::plan::WritePlan;
 use crate::record::ProducerRecord;
 
 /// Pending offsets keyed like Java's `HashMap<Map, Map>`: by the partition's content, keeping
@@ -63,6 +64,19 @@ pub struct FlushBatch {
     /// One record per partition: the key in the partition's member order, the offset value or a
     /// tombstone.
     pub records: Vec<ProducerRecord>,
+}
+
+/// Java's log message when a source task's offsets flush fails (`WorkerSourceTask`).
+pub const FLUSH_ERROR: &str = "Failed to flush offsets to storage";
+
+impl FlushBatch {
+    /// The flush as a plan: its records as one batch from the log's producer, not read back
+    /// (Java waits for the acknowledgements only). Report the outcome with
+    /// [`OffsetWriter::complete_flush`].
+    #[must_use]
+    pub fn plan(&self) -> WritePlan {
+        WritePlan::single(self.records.clone(), false, FLUSH_ERROR)
+    }
 }
 
 /// What reporting a flush's outcome did.
@@ -204,6 +218,11 @@ mod tests {
             Some(&br#"{"pos":2}"#[..])
         );
         assert_eq!(batch.records[1].value, None);
+        // As a plan: the batch's records, one produce step, no read-back, Java's message.
+        let plan = batch.plan();
+        assert_eq!(plan.steps.len(), 1);
+        assert_eq!(plan.steps[0].error_message, FLUSH_ERROR);
+        assert!(plan.records().eq(batch.records.iter()));
         assert_eq!(
             w.complete_flush(batch.flush_id, true),
             FlushCompletion::Committed
