@@ -70,7 +70,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_servers: Option<String>,
     /// With `--bootstrap-servers`: also time a real Kafka Connect worker from its start to its
-    /// log line "Finished reading KafkaBasedLog for topic <the config topic>", over the same
+    /// log line `Finished reading KafkaBasedLog for topic <the config topic>`, over the same
     /// topic, with this `scripts/local-cluster` (it starts a fresh worker of its own group and
     /// stops it), against `inspect` of the same topic.
     #[cfg(feature = "kafka")]

@@ -25,7 +25,7 @@ pub struct Answer {
     pub status: u16,
     /// The body.
     pub body: Option<Value>,
-    /// Set when the body lists fewer tasks than the topics claim (see [`TaskBudget`]): what
+    /// Set when the body lists fewer tasks than the topics claim (at most [`MAX_TASKS_PER_ANSWER`] per answer): what
     /// was left out, for the `X-Connect-State-Truncated` header.
     pub truncated: Option<String>,
 }

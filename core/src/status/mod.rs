@@ -7,7 +7,7 @@
 //! [`StatusLog::poll_event`]. [`StatusLog::snapshot`] gives what Java's `get`/`getAll`/`getTopic`
 //! return. The write side ([`StatusLog::prepare_put`], [`StatusLog::should_retry`],
 //! [`StatusLog::deletion_records`], [`write`](mod@write)) and KIP-558's REST views
-//! ([`StatusLog::active_topics`], [`StatusLog::reset_active_topics`]) build the exact records a
+//! ([`StatusSnapshot::active_topics`], [`StatusSnapshot::reset_active_topics`]) build the exact records a
 //! Java worker would produce.
 //!
 //! ```
