@@ -170,8 +170,9 @@ pub const NO_OFFSET: i64 = -1;
 /// An immutable view of the config topic, with the content of Java's `ClusterConfigState`.
 ///
 /// Cloning is O(1). Taking one with [`ConfigLog::snapshot`](super::ConfigLog::snapshot) is O(1)
-/// too; the machine copies a collection only the first time it changes it afterwards. Every
-/// iterator is sorted by connector name (Java uses HashMap order).
+/// too; the tables are persistent maps the machine shares with it, so a later record copies
+/// only the path to what it changes, and the snapshot never changes. Every iterator is sorted
+/// by connector name (Java uses HashMap order).
 ///
 /// Equality compares every field, which is stricter than Java's `ClusterConfigState.equals`
 /// (that one ignores task-count records, generations, applied configs and pending fencing).

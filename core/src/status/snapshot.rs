@@ -32,9 +32,9 @@ pub(crate) struct Tables {
 /// `getTopic(c, t)` and `getAllTopics(c)`.
 ///
 /// Cloning is O(1), and so is taking one with
-/// [`StatusLog::snapshot`](super::StatusLog::snapshot); the machine copies a collection only the
-/// first time it changes it afterwards. Every iterator is sorted (connectors and topics by name,
-/// tasks by number); Java uses hash order.
+/// [`StatusLog::snapshot`](super::StatusLog::snapshot); the caches are persistent maps the
+/// machine shares with it, so a later record copies only the path to what it changes. Every
+/// iterator is sorted (connectors and topics by name, tasks by number); Java uses hash order.
 ///
 /// Writes are not visible here until they are read back, as in Java (spec §3.1). Names that only
 /// exist because this worker wrote for them are in
