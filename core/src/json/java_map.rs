@@ -29,6 +29,8 @@
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
+use super::{JsonObject, JsonValue};
+
 /// `HashMap.DEFAULT_INITIAL_CAPACITY`.
 const INITIAL_CAPACITY: usize = 16;
 /// `HashMap.MAXIMUM_CAPACITY`.
@@ -79,6 +81,54 @@ pub fn hash_map_order<S: AsRef<str>>(keys_in_insertion_order: &[S]) -> Vec<usize
         }
     }
     table.into_order()
+}
+
+/// The iteration order of a `java.util.HashMap` built by `new HashMap<>()` and `put` of
+/// distinct keys with these `hashCode()`s, in turn: the indices in Java's iteration order.
+pub fn hash_map_order_by_hash(distinct_key_hash_codes: &[i32]) -> Vec<usize> {
+    let mut table = Table::new();
+    for (index, hash) in distinct_key_hash_codes.iter().enumerate() {
+        table.put_new(spread(*hash), index);
+    }
+    table.into_order()
+}
+
+/// `hashCode()` of the Java object Jackson reads `value` as in a `Map<String, Object>` (the
+/// REST layer's reading): `Integer` for integers that fit in 32 bits, else `Long`; `Double`
+/// (by `doubleToLongBits`, NaN canonical); `String`; `Boolean` (1231, 1237); `null` as 0;
+/// lists as `List.hashCode` and maps as `Map.hashCode` (the sum of `key ^ value` over entries).
+pub fn jackson_hash_code(value: &JsonValue) -> i32 {
+    match value {
+        JsonValue::Null => 0,
+        JsonValue::Bool(true) => 1231,
+        JsonValue::Bool(false) => 1237,
+        JsonValue::Long(v) => match i32::try_from(*v) {
+            Ok(int) => int,
+            Err(_) => (*v ^ ((*v as u64) >> 32) as i64) as i32,
+        },
+        JsonValue::Double(d) => {
+            let v = d.get();
+            let bits = if v.is_nan() {
+                0x7ff8_0000_0000_0000
+            } else {
+                v.to_bits()
+            };
+            (bits ^ (bits >> 32)) as i32
+        }
+        JsonValue::String(s) => string_hash_code(s),
+        JsonValue::Array(items) => items.iter().fold(1i32, |hash, item| {
+            hash.wrapping_mul(31).wrapping_add(jackson_hash_code(item))
+        }),
+        JsonValue::Object(map) => map_hash_code(map),
+    }
+}
+
+/// `Map.hashCode()` of a `Map<String, Object>` as Jackson reads `map` (see
+/// [`jackson_hash_code`]).
+pub fn map_hash_code(map: &JsonObject) -> i32 {
+    map.iter().fold(0i32, |sum, (name, value)| {
+        sum.wrapping_add(string_hash_code(name) ^ jackson_hash_code(value))
+    })
 }
 
 /// The bucket structure of a Java `HashMap`: per bucket, the `(spread hash, key index)` of its
@@ -363,5 +413,41 @@ mod tests {
             hash_map_order(&keys),
             [0, 8, 11, 1, 2, 9, 10, 5, 7, 6, 4, 3]
         );
+    }
+
+    /// Java's `hashCode()` of what Jackson reads: `Integer`, `Long`, `Double`, `Boolean`,
+    /// `String`, `null`, `List`, `Map` (values computed by Java's formulas).
+    #[test]
+    fn jackson_hash_codes_follow_javas_formulas() {
+        use super::super::{JavaDouble, JsonObject, JsonValue};
+        assert_eq!(jackson_hash_code(&JsonValue::Long(5)), 5);
+        assert_eq!(jackson_hash_code(&JsonValue::Long(-7)), -7, "an Integer");
+        // Long.hashCode(1 << 40) = (int)(v ^ (v >>> 32)) = 256.
+        assert_eq!(jackson_hash_code(&JsonValue::Long(1 << 40)), 256);
+        assert_eq!(
+            jackson_hash_code(&JsonValue::Double(JavaDouble::new(1.5))),
+            0x3FF8_0000
+        );
+        assert_eq!(
+            jackson_hash_code(&JsonValue::Double(JavaDouble::new(0.0))),
+            0
+        );
+        assert_eq!(
+            jackson_hash_code(&JsonValue::Double(JavaDouble::new(-0.0))),
+            i32::MIN,
+            "-0.0 has the sign bit"
+        );
+        assert_eq!(jackson_hash_code(&JsonValue::Bool(true)), 1231);
+        assert_eq!(jackson_hash_code(&JsonValue::Null), 0);
+        assert_eq!(jackson_hash_code(&JsonValue::String("a".into())), 97);
+        // List.hashCode([1, 2]) = 31 * (31 * 1 + 1) + 2.
+        let list = JsonValue::Array(alloc::vec![JsonValue::Long(1), JsonValue::Long(2)]);
+        assert_eq!(jackson_hash_code(&list), 994);
+        let mut map = JsonObject::new();
+        map.insert("a".into(), JsonValue::Long(1));
+        assert_eq!(map_hash_code(&map), 97 ^ 1);
+        // Buckets 2 and 1 of 16: the second key is iterated first; 1 and 17 share bucket 1.
+        assert_eq!(hash_map_order_by_hash(&[2, 17]), [1, 0]);
+        assert_eq!(hash_map_order_by_hash(&[17, 1]), [0, 1]);
     }
 }

@@ -1,7 +1,7 @@
 //! KIP-875: the per-connector offsets listing and the exact records of alter and reset requests
 //! (spec §4.10), plus Java's precondition check.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -13,6 +13,7 @@ use serde::{Serialize, Serializer};
 use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
 use super::{default_partition, OffsetSnapshot, StoredOffset};
 use crate::config::{ConfigSnapshot, TargetState};
+use crate::json::java_map::{hash_map_order_by_hash, map_hash_code};
 use crate::json::{write_value, JsonObject, Natural};
 use crate::plan::{ProducerKind, WritePlan};
 use crate::record::ProducerRecord;
@@ -250,7 +251,41 @@ pub fn alter_records(
         .iter()
         .map(|(p, o)| (p.as_ref().map(normalise), o.as_ref().map(normalise)))
         .collect();
-    records_for(offsets, connector, &normalised, topic_partitions)
+    records_for(
+        offsets,
+        connector,
+        &collapse_normalised(&merged, normalised),
+        topic_partitions,
+    )
+}
+
+/// Java's second collapse: it puts each normalised entry into a new `HashMap`, iterating the
+/// request's `HashMap` in its hash order, so partitions equal only once normalised (`-0.0` and
+/// `1e-400` both read back as `0.0`) become one, holding the offset of the one iterated last
+/// (found by the Java oracle). The entries stay in request order (first occurrence).
+fn collapse_normalised(
+    requested: &[(Option<OrderedMap>, Option<OrderedMap>)],
+    normalised: Vec<(Option<OrderedMap>, Option<OrderedMap>)>,
+) -> Vec<(Option<OrderedMap>, Option<OrderedMap>)> {
+    let hashes: Vec<i32> = requested
+        .iter()
+        .map(|(p, _)| p.as_ref().map_or(0, |p| map_hash_code(&p.to_object())))
+        .collect();
+    let mut winner: BTreeMap<Option<JsonObject>, usize> = BTreeMap::new();
+    for i in hash_map_order_by_hash(&hashes) {
+        let content = normalised[i].0.as_ref().map(OrderedMap::to_object);
+        winner.insert(content, i);
+    }
+    let mut seen: BTreeSet<Option<JsonObject>> = BTreeSet::new();
+    normalised
+        .iter()
+        .filter_map(|(partition, _)| {
+            let content = partition.as_ref().map(OrderedMap::to_object);
+            let last = *winner.get(&content)?;
+            seen.insert(content)
+                .then(|| (partition.clone(), normalised[last].1.clone()))
+        })
+        .collect()
 }
 
 /// Java's normalisation round trip (`Worker.normalizeSourceConnectorOffsets`): the map is

@@ -592,3 +592,29 @@ fn alter_and_reset_plans_are_one_privileged_batch_with_javas_message() {
         }
     }
 }
+
+/// Partitions that differ as Jackson reads them but are equal once normalised collapse again
+/// (Java's second `HashMap`): the differential soak's case 1283 of seed 15, where Java writes one
+/// record for `{"filename":-0.0}` and `{"filename":1e-400}` with the second entry's offset.
+#[test]
+fn alter_collapses_partitions_equal_once_normalised_as_java_does() {
+    use crate::json::JavaDouble;
+    let snap = Feed::new().snap();
+    let filename = |v: f64| ordered(&[("filename", JsonValue::Double(JavaDouble::new(v)))]);
+    let records = kip875::alter_records(
+        &snap,
+        "b",
+        &[
+            (
+                Some(filename(-0.0)),
+                Some(ordered(&[("g", JsonValue::Bool(true))])),
+            ),
+            (Some(filename(0.0)), Some(ordered(&[]))),
+        ],
+        25,
+    )
+    .unwrap();
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0].key, br#"["b",{"filename":0.0}]"#);
+    assert_eq!(records[0].value.as_deref(), Some(&b"{}"[..]));
+}
