@@ -418,16 +418,32 @@ struct StatusOutcome {
     cluster: MemoryCluster,
 }
 
-fn run_status(run: &StatusRun) -> StatusOutcome {
-    let mut sim: Sim<StatusLog> = Sim::new(SimSpec {
-        seed: run.seed,
+/// The status topic's simulation: a writer and a reader fetching `fetch_size` records at a time
+/// with `fetch_fault`'s cleaning.
+fn status_sim(
+    seed: u64,
+    segment_records: u64,
+    fetch_size: usize,
+    fetch_fault: FetchFault,
+) -> Sim<StatusLog> {
+    Sim::new(SimSpec {
+        seed,
         topic: STATUS_TOPIC,
         role: TopicRole::Status,
         partitions: STATUS_PARTITIONS,
-        segment_records: run.segment_records,
-        fetch_size: run.fetch_size,
-        fetch_fault: run.fetch_fault,
-    });
+        segment_records,
+        fetch_size,
+        fetch_fault,
+    })
+}
+
+fn run_status(run: &StatusRun) -> StatusOutcome {
+    let mut sim = status_sim(
+        run.seed,
+        run.segment_records,
+        run.fetch_size,
+        run.fetch_fault,
+    );
     for (i, step) in run.steps.iter().enumerate() {
         if i == run.reader_start {
             sim.start_reader();
@@ -721,15 +737,12 @@ fn reader_topics(
 }
 
 fn run_topics(run: &TopicsRun) -> Result<(), TestCaseError> {
-    let mut sim: Sim<StatusLog> = Sim::new(SimSpec {
-        seed: run.seed,
-        topic: STATUS_TOPIC,
-        role: TopicRole::Status,
-        partitions: STATUS_PARTITIONS,
-        segment_records: run.segment_records,
-        fetch_size: run.fetch_size,
-        fetch_fault: run.fetch_fault,
-    });
+    let mut sim = status_sim(
+        run.seed,
+        run.segment_records,
+        run.fetch_size,
+        run.fetch_fault,
+    );
     let tracking = TopicTracking::default();
     for (i, step) in run.early.iter().enumerate() {
         if i == run.reader_start {
