@@ -115,6 +115,7 @@ where
             value: record.value.as_deref(),
             offset,
             partition: record.partition,
+            timestamp: None,
         });
         while machine.poll_event().is_some() {}
         let after = machine.next_fetch_offset(record.partition);
@@ -147,6 +148,7 @@ pub fn config_records(data: &[u8]) {
             value: r.value.as_deref(),
             offset: offset as i64,
             partition: 0,
+            timestamp: None,
         });
     }
     let snapshot = log.snapshot();
@@ -183,6 +185,7 @@ pub fn offsets_records(data: &[u8]) {
             value: r.value.as_deref(),
             offset: offset as i64,
             partition: r.partition,
+            timestamp: None,
         });
     }
     let snapshot = log.snapshot();

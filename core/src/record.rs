@@ -4,10 +4,12 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-/// One record read from a topic: borrowed key and value bytes, offset and partition.
+/// One record read from a topic: borrowed key and value bytes, offset, partition and (when
+/// known) timestamp.
 ///
 /// `value: None` is a tombstone (a Kafka null value). `key: None` is a record without a key,
-/// which brokers refuse on compacted topics but dumps may still contain.
+/// which brokers refuse on compacted topics but dumps may still contain. The state machines
+/// never look at the timestamp (Java's stores do not either); history and time cuts do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record<'a> {
     /// The key bytes, as written (Connect writes UTF-8 strings).
@@ -18,6 +20,9 @@ pub struct Record<'a> {
     pub offset: i64,
     /// The partition the record was read from.
     pub partition: i32,
+    /// The record's timestamp in milliseconds since the epoch, as the broker or the dump gives
+    /// it; `None` when unknown.
+    pub timestamp: Option<i64>,
 }
 
 impl<'a> Record<'a> {
@@ -28,6 +33,7 @@ impl<'a> Record<'a> {
             value,
             offset,
             partition: 0,
+            timestamp: None,
         }
     }
 
@@ -35,6 +41,12 @@ impl<'a> Record<'a> {
     #[must_use]
     pub fn with_partition(self, partition: i32) -> Self {
         Self { partition, ..self }
+    }
+
+    /// The same record with a timestamp (ms since the epoch).
+    #[must_use]
+    pub fn with_timestamp(self, timestamp: Option<i64>) -> Self {
+        Self { timestamp, ..self }
     }
 }
 

@@ -1,8 +1,10 @@
 //! Reading topic dumps in kcat's JSON-lines format (`kcat -C -t TOPIC -e -J`).
 //!
 //! One JSON object per line with `offset` (integer), `key` (string or null) and `payload`
-//! (string or null = tombstone); `partition` (integer) defaults to 0. Other members (`topic`,
-//! `ts`, `tstype`, `broker`, `headers`, ...) are accepted and ignored. Blank lines are ignored.
+//! (string or null = tombstone); `partition` (integer) defaults to 0; `ts` (integer
+//! milliseconds, kcat's record timestamp) is the record's timestamp, unknown when absent, null
+//! or negative (kcat prints -1 for a record without one). Other members (`topic`, `tstype`,
+//! `broker`, `headers`, ...) are accepted and ignored. Blank lines are ignored.
 
 use std::io::BufRead;
 
@@ -21,6 +23,8 @@ pub struct DumpRecord {
     pub key: Option<Vec<u8>>,
     /// Value bytes, `None` for a tombstone.
     pub payload: Option<Vec<u8>>,
+    /// The record's timestamp (ms since the epoch), `None` when the dump has none.
+    pub timestamp: Option<i64>,
 }
 
 impl DumpRecord {
@@ -31,6 +35,7 @@ impl DumpRecord {
             value: self.payload.as_deref(),
             offset: self.offset,
             partition: self.partition,
+            timestamp: self.timestamp,
         }
     }
 }
@@ -85,6 +90,14 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
             )))
         }
     };
+    let timestamp = match obj.get("ts") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(ts) => (ts >= 0).then_some(ts),
+            None => return Err(err(format!("`ts` must be a 64-bit integer, found {n}"))),
+        },
+        Some(other) => return Err(err(format!("`ts` must be an integer, found {other}"))),
+    };
     let bytes = |name: &str| -> Result<Option<Vec<u8>>, LineError> {
         match obj.get(name) {
             Some(Value::Null) => Ok(None),
@@ -101,6 +114,7 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
         offset,
         key: bytes("key")?,
         payload: bytes("payload")?,
+        timestamp,
     }))
 }
 
@@ -364,6 +378,11 @@ mod tests {
         assert_eq!(tombstone.payload, None);
         assert_eq!(tombstone.partition, 0);
         assert_eq!(parse_line(3, "   ").unwrap(), None);
+        assert_eq!(record.timestamp, Some(1));
+        assert_eq!(record.as_record().timestamp, Some(1));
+        assert_eq!(tombstone.timestamp, None, "no `ts`: unknown");
+        let untimed = r#"{"offset":5,"ts":-1,"key":"k","payload":null}"#;
+        assert_eq!(parse_line(4, untimed).unwrap().unwrap().timestamp, None);
     }
 
     #[test]
@@ -378,6 +397,14 @@ mod tests {
                 "`offset` must be an integer",
             ),
             (r#"{"offset":1,"payload":null}"#, "missing `key`"),
+            (
+                r#"{"offset":1,"ts":"x","key":"a","payload":null}"#,
+                "`ts` must be an integer",
+            ),
+            (
+                r#"{"offset":1,"ts":1.5,"key":"a","payload":null}"#,
+                "`ts` must be a 64-bit integer",
+            ),
             (r#"{"offset":1,"key":"a"}"#, "missing `payload`"),
             (
                 r#"{"offset":1,"key":1,"payload":null}"#,

@@ -110,6 +110,7 @@ impl SynthRecord {
             value: self.value.as_deref(),
             offset: self.offset,
             partition: self.partition,
+            timestamp: None,
         }
     }
 

@@ -16,6 +16,8 @@ pub struct FetchedRecord {
     pub key: Option<Vec<u8>>,
     /// The value bytes, `None` for a tombstone.
     pub value: Option<Vec<u8>>,
+    /// The record's timestamp (ms since the epoch), `None` when the broker gave none.
+    pub timestamp: Option<i64>,
 }
 
 impl FetchedRecord {
@@ -26,6 +28,7 @@ impl FetchedRecord {
             value: self.value.as_deref(),
             offset: self.offset,
             partition: self.partition,
+            timestamp: self.timestamp,
         }
     }
 }

@@ -150,6 +150,7 @@ where
                 value: r.value.as_deref(),
                 offset: r.offset,
                 partition: r.partition,
+                timestamp: None,
             })
             .unwrap_or_else(|e| panic!("the core refused a generated record: {e}"));
         events.extend(core::iter::from_fn(|| machine.poll_event()));

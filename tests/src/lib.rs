@@ -134,6 +134,7 @@ impl Vector {
                 value: r.payload.as_deref().map(str::as_bytes),
                 offset: r.offset,
                 partition: r.partition,
+                timestamp: None,
             };
             machine
                 .handle_record(record)

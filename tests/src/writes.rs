@@ -479,6 +479,7 @@ fn feed<M: TopicMachine>(machine: &mut M, r: &CaseRecord) {
             value: r.value.as_deref(),
             offset: r.offset,
             partition: r.partition,
+            timestamp: None,
         })
         .expect("generated records are accepted");
     while machine.poll_event().is_some() {}

@@ -357,6 +357,7 @@ impl Transport for Movable {
                     offset,
                     key: Some(b"ignored".to_vec()),
                     value: Some(b"{}".to_vec()),
+                    timestamp: None,
                 })
                 .collect(),
             next_offset: end.max(from),

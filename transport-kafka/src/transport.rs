@@ -581,6 +581,7 @@ fn fetch_blocking(
                     offset: message.offset(),
                     key: message.key().map(<[u8]>::to_vec),
                     value: message.payload().map(<[u8]>::to_vec),
+                    timestamp: message.timestamp().to_millis().filter(|ts| *ts >= 0),
                 });
                 next = message.offset() + 1;
             }

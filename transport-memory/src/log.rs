@@ -317,6 +317,7 @@ impl PartitionLog {
                     offset: stored.offset,
                     key: stored.key.clone(),
                     value: stored.value.clone(),
+                    timestamp: Some(stored.timestamp_ms),
                 });
                 if records.len() == max_records {
                     return FetchedBatch {

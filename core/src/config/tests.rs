@@ -178,6 +178,7 @@ fn null_keys_are_skipped_but_advance_the_offset() {
             value: Some(b"{}"),
             offset: 0,
             partition: 0,
+            timestamp: None,
         })
         .unwrap();
     assert_eq!(outcome, RecordOutcome::Skipped(ConfigSkip::NullKey));

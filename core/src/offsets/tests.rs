@@ -27,6 +27,7 @@ impl Feed {
             value: value.map(str::as_bytes),
             offset,
             partition,
+            timestamp: None,
         };
         assert!(self.log.handle_record(record).unwrap().is_applied());
     }
@@ -244,6 +245,7 @@ fn reset_tombstones_land_where_the_records_live() {
                 value: None,
                 offset,
                 partition: r.partition.unwrap(),
+                timestamp: None,
             })
             .unwrap();
     }
@@ -534,6 +536,7 @@ fn checkpoints_whose_claims_exceed_their_size_restore() {
             value: Some(b"{\"o\":1}"),
             offset: i,
             partition: (i % 3) as i32,
+            timestamp: None,
         })
         .unwrap();
         if i % 50 == 0 {

@@ -79,6 +79,7 @@ impl Feed {
                 value,
                 offset,
                 partition,
+                timestamp: None,
             })
             .unwrap()
     }
@@ -887,6 +888,7 @@ fn partitions_interleave_and_duplicates_are_per_partition() {
         value: Some(value.as_bytes()),
         offset,
         partition,
+        timestamp: None,
     };
     let paused = r#"{"state":"PAUSED","trace":null,"worker_id":"w","generation":2}"#;
     assert!(log

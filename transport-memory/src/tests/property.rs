@@ -167,7 +167,7 @@ proptest! {
                 let seen = read(&mut cluster, p, isolation, max, clean_probability);
                 let offsets: Vec<i64> = seen.iter().map(|r| r.offset).collect();
                 prop_assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{:?}", offsets);
-                for FetchedRecord { offset, key, value, partition } in &seen {
+                for FetchedRecord { offset, key, value, partition, .. } in &seen {
                     prop_assert_eq!(*partition, p);
                     let entry = appended.get(offset);
                     prop_assert!(entry.is_some(), "offset {} was never appended", offset);
