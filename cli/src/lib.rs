@@ -325,14 +325,8 @@ pub fn register_secrets(args: impl IntoIterator<Item = String>) {
     let _ = SECRETS.set(secrets);
 }
 
-#[cfg(feature = "kafka")]
 fn is_secret_property(key: &str) -> bool {
-    connect_state_kafka::is_secret(key)
-}
-
-#[cfg(not(feature = "kafka"))]
-fn is_secret_property(_: &str) -> bool {
-    false
+    connect_state_store::is_secret(key)
 }
 
 /// `text` as it may reach a terminal: its lines kept, any other control or invisible

@@ -67,6 +67,7 @@ pub mod config;
 #[cfg(any(fuzzing, test, feature = "__fuzzing"))]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod history;
 pub(crate) mod java;
 pub mod json;
 pub mod machine;

@@ -8,7 +8,9 @@
 //! ([`offsets_file`]) and deterministic synthetic topics for benchmarks and tests
 //! ([`synth`]). No command-line grammar, no rendering, no network.
 
+pub mod cut;
 pub mod doctor;
+pub mod history;
 pub mod index;
 pub mod kcat;
 pub mod offsets_file;

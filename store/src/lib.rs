@@ -19,6 +19,7 @@
 //!     write / execute(plan) ──► produce ──► read_to_end      (one deadline per call)
 //! ```
 
+mod secrets;
 mod transport;
 
 use core::time::Duration;
@@ -29,6 +30,7 @@ use engine::config::ConfigLog;
 use engine::plan::{ProducerKind, StepAction, WritePlan};
 use engine::{ProducerRecord, RecordError, TopicMachine};
 
+pub use secrets::is_secret;
 pub use transport::{
     FetchedBatch, FetchedRecord, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
 };

@@ -23,5 +23,6 @@ pub mod raw;
 mod settings;
 mod transport;
 
-pub use settings::{is_secret, redact, KafkaSettings, MAX_REQUEST_TIMEOUT};
+pub use connect_state_store::is_secret;
+pub use settings::{redact, KafkaSettings, MAX_REQUEST_TIMEOUT};
 pub use transport::KafkaTransport;

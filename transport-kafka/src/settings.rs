@@ -1,6 +1,7 @@
 //! Client settings: bootstrap servers plus any librdkafka property, with secrets kept out of
 //! `Debug` output and logs.
 
+use connect_state_store::is_secret;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
@@ -148,24 +149,6 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
         out = out.replace(secret.as_str(), "[redacted]");
     }
     out
-}
-
-/// Whether a property may hold a secret that must never be shown. Conservative: any name that
-/// contains `password`, `secret`, `key`, `token`, `jaas`, `credential` or `.pem` (so key and
-/// certificate locations count too), case-insensitively.
-pub fn is_secret(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    [
-        "password",
-        "secret",
-        "key",
-        "token",
-        "jaas",
-        "credential",
-        ".pem",
-    ]
-    .iter()
-    .any(|marker| key.contains(marker))
 }
 
 impl fmt::Debug for KafkaSettings {

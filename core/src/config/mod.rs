@@ -7,6 +7,7 @@
 
 mod diagnostics;
 mod event;
+mod history;
 mod json_view;
 mod keys;
 mod properties;
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 pub use diagnostics::{ConfigDiagnostics, Inconsistency, OrphanRecords, MAX_LISTED_MISSING};
 pub use event::ConfigEvent;
+pub use history::ConfigBefore;
 pub use json_view::{EventJson, SnapshotJson};
 pub use keys::{
     COMMIT_PREFIX, CONNECTOR_PREFIX, LOGGER_CLUSTER_PREFIX, RESTART_PREFIX, SESSION_KEY_KEY,

@@ -7,6 +7,7 @@
 //! the JSON text of `[connector, partition]` is byte-identical, member order included (spec
 //! §4.9). [`OrderedMap`] carries a partition's member order for that reason.
 
+mod history;
 mod json_view;
 pub mod kip875;
 mod live;

@@ -31,6 +31,7 @@
 
 mod diagnostics;
 mod event;
+mod history;
 mod json_view;
 mod keys;
 mod skip;
@@ -48,6 +49,7 @@ use serde::{Deserialize, Serialize};
 
 pub use diagnostics::StatusDiagnostics;
 pub use event::StatusEvent;
+pub use history::StatusBefore;
 pub use json_view::{StatusEventJson, StatusSnapshotJson};
 pub use keys::{
     CONNECTOR_STATUS_PREFIX, TASK_STATUS_PREFIX, TOPIC_STATUS_PREFIX, TOPIC_STATUS_SEPARATOR,

@@ -1,0 +1,280 @@
+//! History: what each record changed, told by the same machines that replay the topics.
+//!
+//! [`History`] wraps a [`TopicLog`] and, for every record, reports the [`Change`]s it made:
+//! it looks at the state the record's key touches just before the record is applied and just
+//! after, and names the difference (a connector created, a config changed with its diff, tasks
+//! committed, a connector becoming inconsistent, a task's status going from RUNNING to FAILED,
+//! an offset written). Nothing is parsed or folded a second time: the topic's own key dispatch
+//! finds what the key touches and its own `apply` changes the state, so a history's final
+//! state is exactly what `replay` computes (the wrapped log is the replay).
+//!
+//! Only changes of state are reported (a status record that repeats the current status, or a
+//! commit that leaves an already inconsistent connector inconsistent, adds no entry), except
+//! for the records that are requests rather than state: restarts, session keys, logger levels
+//! and task-count records each add an entry. Offsets records are reported one per record
+//! ([`ChangeKind::OffsetWritten`], [`ChangeKind::OffsetRemoved`]); grouping them into runs is
+//! for the reader of the history.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::config::{Inconsistency, Properties, TargetState};
+use crate::json::JsonValue;
+use crate::machine::{Topic, TopicLog};
+use crate::status::Status;
+use crate::sync::Arc;
+use crate::{Record, RecordError, RecordOutcome};
+
+/// One change a record made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The connector it concerns (`None` for cluster-wide records: session keys, logger
+    /// levels, and offsets keys that name no connector).
+    pub connector: Option<String>,
+    /// What changed.
+    pub kind: ChangeKind,
+}
+
+/// What a record changed. [`name`](Self::name) gives the JSON `kind` of each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChangeKind {
+    /// A connector config record for a connector without one.
+    ConnectorCreated {
+        /// Its config.
+        config: Properties,
+    },
+    /// A connector config record replacing the connector's config (an empty diff: the same
+    /// config written again, which Java still treats as an update).
+    ConnectorConfigChanged {
+        /// The properties added, removed or changed, by name.
+        diff: Vec<PropertyChange>,
+    },
+    /// A connector tombstone removed the connector's config.
+    ConnectorDeleted,
+    /// A commit record applied the connector's buffered task configs.
+    TasksCommitted {
+        /// The connector's task config generation after the commit (`None`: the commit had
+        /// no buffered task configs, so Java did not count a generation).
+        generation: Option<i32>,
+        /// The task count the commit announced.
+        tasks: i32,
+        /// The task ids whose applied config is new or differs from the previous applied set.
+        changed: Vec<i32>,
+    },
+    /// A commit record found the task set incomplete: the connector is inconsistent (as the
+    /// config snapshot and `doctor` explain it).
+    BecameInconsistent(Inconsistency),
+    /// A commit record made an inconsistent connector consistent again.
+    BecameConsistent,
+    /// The connector's target state changed.
+    TargetStateChanged {
+        /// The state before (`None`: the connector had none).
+        from: Option<TargetState>,
+        /// The state after (`None`: removed with the connector).
+        to: Option<TargetState>,
+    },
+    /// A restart request record.
+    RestartRequested {
+        /// Restart only failed instances.
+        only_failed: bool,
+        /// Restart the tasks too.
+        include_tasks: bool,
+    },
+    /// A task-count record (KIP-618 fencing).
+    TaskCountRecord {
+        /// The task count recorded.
+        tasks: i32,
+    },
+    /// A new session key (its bytes are never part of a change).
+    SessionKeyRotated {
+        /// Its creation time, ms since the epoch.
+        creation_timestamp: i64,
+        /// Its MAC algorithm.
+        algorithm: String,
+    },
+    /// A cluster-wide logger level record.
+    LoggerLevelSet {
+        /// The logger namespace.
+        namespace: String,
+        /// The level.
+        level: String,
+    },
+    /// The connector's status changed.
+    ConnectorStatusChanged {
+        /// The status before (`None`: none).
+        from: Option<Arc<Status>>,
+        /// The status after (`None`: removed by a tombstone).
+        to: Option<Arc<Status>>,
+    },
+    /// A task's status changed.
+    TaskStatusChanged {
+        /// The task id.
+        task: i32,
+        /// The status before (`None`: none).
+        from: Option<Arc<Status>>,
+        /// The status after (`None`: removed by a tombstone).
+        to: Option<Arc<Status>>,
+    },
+    /// A topic became active for the connector (KIP-558).
+    TopicActivated {
+        /// The topic.
+        topic: String,
+        /// The task that reported it.
+        task: i32,
+    },
+    /// A topic stopped being active for the connector (a tombstone: KIP-558's reset).
+    TopicReset {
+        /// The topic.
+        topic: String,
+    },
+    /// An offsets record stored a source offset.
+    OffsetWritten {
+        /// The raw key.
+        key: Vec<u8>,
+        /// The raw value.
+        value: Vec<u8>,
+    },
+    /// An offsets tombstone removed a source offset.
+    OffsetRemoved {
+        /// The raw key.
+        key: Vec<u8>,
+    },
+}
+
+impl ChangeKind {
+    /// The JSON `kind` (offsets records are grouped into runs by the reader, whose entries
+    /// are `offsets_committed` and `offsets_reset`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::ConnectorCreated { .. } => "connector_created",
+            Self::ConnectorConfigChanged { .. } => "connector_config_changed",
+            Self::ConnectorDeleted => "connector_deleted",
+            Self::TasksCommitted { .. } => "tasks_committed",
+            Self::BecameInconsistent(_) => "became_inconsistent",
+            Self::BecameConsistent => "became_consistent",
+            Self::TargetStateChanged { .. } => "target_state_changed",
+            Self::RestartRequested { .. } => "restart_requested",
+            Self::TaskCountRecord { .. } => "task_count_record",
+            Self::SessionKeyRotated { .. } => "session_key_rotated",
+            Self::LoggerLevelSet { .. } => "logger_level_set",
+            Self::ConnectorStatusChanged { .. } => "connector_status_changed",
+            Self::TaskStatusChanged { .. } => "task_status_changed",
+            Self::TopicActivated { .. } => "topic_activated",
+            Self::TopicReset { .. } => "topic_reset",
+            Self::OffsetWritten { .. } => "offsets_committed",
+            Self::OffsetRemoved { .. } => "offsets_reset",
+        }
+    }
+}
+
+/// One property of a config diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PropertyChange {
+    /// The property name.
+    pub name: String,
+    /// Its value before (`None`: added).
+    pub before: Option<JsonValue>,
+    /// Its value after (`None`: removed).
+    pub after: Option<JsonValue>,
+}
+
+/// The properties added, removed or changed from `before` to `after`: removed and changed
+/// ones in `before`'s order, then the added ones in `after`'s order.
+pub fn config_diff(before: &Properties, after: &Properties) -> Vec<PropertyChange> {
+    let mut diff: Vec<PropertyChange> = before
+        .iter()
+        .filter_map(|(name, old)| {
+            let new = after.get(name);
+            (new != Some(old)).then(|| PropertyChange {
+                name: name.into(),
+                before: Some(old.to_json_value()),
+                after: new.map(|v| v.to_json_value()),
+            })
+        })
+        .collect();
+    diff.extend(
+        after
+            .iter()
+            .filter(|(name, _)| !before.contains_key(name))
+            .map(|(name, new)| PropertyChange {
+                name: name.into(),
+                before: None,
+                after: Some(new.to_json_value()),
+            }),
+    );
+    diff
+}
+
+/// A topic whose records can be told as changes: what the key of a record touches before it
+/// is applied ([`before`](Self::before)), and what changed once it was
+/// ([`changes`](Self::changes)).
+pub trait Chronicle: Topic {
+    /// What [`before`](Self::before) keeps of the state (cheap: shared values, no deep copy).
+    type Before;
+
+    /// The part of the state `record`'s key touches, before the record is applied.
+    fn before(&self, record: &Record<'_>) -> Self::Before;
+
+    /// Appends to `out` what applying `record` changed, given what it touched before, the
+    /// events the apply queued (a history is always caught up) and whether it was applied.
+    fn changes(
+        &self,
+        record: &Record<'_>,
+        before: Self::Before,
+        events: Vec<Self::Event>,
+        applied: bool,
+        out: &mut Vec<Change>,
+    );
+}
+
+/// A topic's state machine that also says what each record changed. See the
+/// [module docs](self).
+pub struct History<T: Chronicle> {
+    log: TopicLog<T>,
+}
+
+impl<T: Chronicle> Default for History<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Chronicle> History<T> {
+    /// A history at the start of the topic. Its log is caught up from the start (history has
+    /// no start-up catch-up: every record is told).
+    pub fn new() -> Self {
+        let mut log = TopicLog::new();
+        log.mark_caught_up();
+        Self { log }
+    }
+
+    /// Applies one record as [`TopicLog::handle_record`] does and returns what it changed
+    /// (nothing for a skipped or duplicate record). On `Err` nothing changed.
+    pub fn handle_record(
+        &mut self,
+        record: Record<'_>,
+    ) -> Result<(RecordOutcome<T::Skip>, Vec<Change>), RecordError> {
+        let before = self.log.topic.before(&record);
+        let outcome = self.log.handle_record(record)?;
+        let mut events = Vec::new();
+        while let Some(event) = self.log.poll_event() {
+            events.push(event);
+        }
+        let mut changes = Vec::new();
+        self.log
+            .topic
+            .changes(&record, before, events, outcome.is_applied(), &mut changes);
+        Ok((outcome, changes))
+    }
+
+    /// The wrapped log: the state after the records handled so far.
+    pub fn log(&self) -> &TopicLog<T> {
+        &self.log
+    }
+
+    /// The wrapped log.
+    pub fn into_log(self) -> TopicLog<T> {
+        self.log
+    }
+}

@@ -1,0 +1,571 @@
+//! A cluster's history: the three topics' records merged into one chronological list of
+//! changes, told by [`engine::history::History`] (the same machines `replay` runs).
+//!
+//! [`tell`] pulls records from one stream per topic (or per partition), always taking the
+//! stream whose next record is the oldest (by timestamp; a record without one is taken
+//! first, so dumps without timestamps are told topic by topic, each in its own order; ties go
+//! to the config topic, then status, then offsets). Each change becomes an [`Entry`] handed to
+//! the caller's sink as soon as it is known, so memory is bounded by the state, not by the
+//! number of changes:
+//!
+//! * offsets records are grouped per connector into runs (`offsets_committed`,
+//!   `offsets_reset`): a run ends at the connector's next entry of any other kind, or at the
+//!   end, and its entry stands where it ends, giving its first record's position too;
+//! * config values whose names look secret ([`connect_state_store::is_secret`]) are masked
+//!   unless [`Options::show_secrets`];
+//! * gaps in a partition's offsets are noted ([`Compacted`]): before the last gap, the log no
+//!   longer holds every record (the cleaner kept only the latest record of each key; on a
+//!   transactional topic, transaction markers leave gaps too).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use engine::config::{Inconsistency, Properties, TargetState, MAX_LISTED_MISSING};
+use engine::history::{Change, ChangeKind, Chronicle, History, PropertyChange};
+use engine::json::{JsonValue, Natural};
+use engine::status::Status;
+use serde_json::{json, Map, Value};
+
+use crate::kcat::DumpRecord;
+
+/// The internal topics, in the order ties are told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TopicKind {
+    /// The config topic.
+    Config,
+    /// The status topic.
+    Status,
+    /// The offsets topic.
+    Offsets,
+}
+
+impl TopicKind {
+    /// `config`, `status` or `offsets`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Config => "config",
+            Self::Status => "status",
+            Self::Offsets => "offsets",
+        }
+    }
+}
+
+/// Records of one topic in the order they are to be applied (offset order per partition).
+pub type RecordStream<'a> = Box<dyn Iterator<Item = Result<DumpRecord, String>> + 'a>;
+
+/// A bound of [`Options::since`] or [`Options::until`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// A record offset, compared with each record's offset in its own partition.
+    Offset(i64),
+    /// A time, ms since the epoch, compared with record timestamps.
+    Time(i64),
+}
+
+/// What [`tell`] lists.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Only entries of these connectors (empty: every entry, cluster-wide ones too).
+    pub connectors: BTreeSet<String>,
+    /// Only records at or after this bound (the state before it is still folded).
+    pub since: Option<Bound>,
+    /// Only records at or before this bound.
+    pub until: Option<Bound>,
+    /// Show config values whose names look secret.
+    pub show_secrets: bool,
+}
+
+/// Where in the log an entry stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// The topic.
+    pub topic: TopicKind,
+    /// The partition.
+    pub partition: i32,
+    /// The offset.
+    pub offset: i64,
+    /// The record timestamp (ms since the epoch), when known.
+    pub timestamp: Option<i64>,
+}
+
+/// One entry of a history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The record that made the change (for an offsets run: its last record).
+    pub position: Position,
+    /// The connector (`None`: cluster-wide).
+    pub connector: Option<String>,
+    /// The JSON `kind`.
+    pub kind: &'static str,
+    /// The kind's members, secrets masked (see the README's history contract).
+    pub details: Map<String, Value>,
+}
+
+impl Entry {
+    /// The entry as its JSON object: position, connector, kind, then the details.
+    pub fn to_json(&self) -> Value {
+        let mut object = Map::new();
+        object.insert("topic".into(), json!(self.position.topic.name()));
+        object.insert("partition".into(), json!(self.position.partition));
+        object.insert("offset".into(), json!(self.position.offset));
+        object.insert("timestamp".into(), json!(self.position.timestamp));
+        object.insert("connector".into(), json!(self.connector));
+        object.insert("kind".into(), json!(self.kind));
+        object.extend(self.details.clone());
+        Value::Object(object)
+    }
+}
+
+/// A partition whose history is incomplete before an offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compacted {
+    /// The topic.
+    pub topic: TopicKind,
+    /// The partition.
+    pub partition: i32,
+    /// The first offset after the last gap: the log is complete from here on.
+    pub before_offset: i64,
+    /// How many gaps were seen.
+    pub gaps: u64,
+}
+
+impl Compacted {
+    /// The notice for people.
+    pub fn notice(&self) -> String {
+        format!(
+            "history before offset {} of topic {} (partition {}) is compacted: only the latest \
+             record of each key survives",
+            self.before_offset,
+            self.topic.name(),
+            self.partition
+        )
+    }
+
+    /// The notice as its JSON object.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "topic": self.topic.name(),
+            "partition": self.partition,
+            "before_offset": self.before_offset,
+            "gaps": self.gaps,
+            "notice": self.notice(),
+        })
+    }
+}
+
+/// What a history read, besides its entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Records read.
+    pub records: u64,
+    /// Records the machines skipped (as Java skips them).
+    pub skipped: u64,
+    /// Entries handed to the sink.
+    pub entries: u64,
+    /// Partitions with gaps, by topic and partition.
+    pub compacted: Vec<Compacted>,
+}
+
+/// Why a history could not be told.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// A stream could not be read, or a record is unusable.
+    #[error("{0}")]
+    Input(String),
+    /// The sink refused an entry.
+    #[error("could not write output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+/// Tells the history of `streams` (each tagged with its topic; one or more per topic, a
+/// partition's records all in one stream), handing each entry to `sink` as soon as it is
+/// known. Streams of one topic are applied to one machine.
+pub fn tell(
+    streams: Vec<(TopicKind, RecordStream<'_>)>,
+    options: &Options,
+    sink: &mut dyn FnMut(Entry) -> std::io::Result<()>,
+) -> Result<Summary, HistoryError> {
+    let mut teller = Teller {
+        options,
+        config: History::new(),
+        status: History::new(),
+        offsets: History::new(),
+        runs: BTreeMap::new(),
+        gaps: BTreeMap::new(),
+        summary: Summary::default(),
+        sink,
+    };
+    let mut heads: Vec<(TopicKind, Option<DumpRecord>, RecordStream<'_>)> = Vec::new();
+    for (topic, mut stream) in streams {
+        let head = stream.next().transpose().map_err(HistoryError::Input)?;
+        heads.push((topic, head, stream));
+    }
+    loop {
+        // The oldest head: no timestamp first, then the earliest, ties by topic then stream.
+        let next = heads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (topic, head, _))| {
+                head.as_ref()
+                    .map(|r| ((r.timestamp.unwrap_or(i64::MIN), *topic, i), i))
+            })
+            .min()
+            .map(|(_, i)| i);
+        let Some(i) = next else { break };
+        let (topic, head, stream) = &mut heads[i];
+        let record = head.take().expect("the chosen head holds a record");
+        *head = stream.next().transpose().map_err(HistoryError::Input)?;
+        teller.record(*topic, &record)?;
+    }
+    teller.finish()
+}
+
+/// An offsets run being gathered.
+struct Run {
+    reset: bool,
+    records: u64,
+    partitions: BTreeSet<Vec<u8>>,
+    first: Position,
+    first_value: Option<Vec<u8>>,
+    last: Position,
+    last_value: Option<Vec<u8>>,
+}
+
+struct Teller<'o, 's> {
+    options: &'o Options,
+    config: History<engine::config::ConfigTopic>,
+    status: History<engine::status::StatusTopic>,
+    offsets: History<engine::offsets::OffsetsTopic>,
+    runs: BTreeMap<Option<String>, Run>,
+    gaps: BTreeMap<(TopicKind, i32), (i64, Compacted)>,
+    summary: Summary,
+    sink: &'s mut dyn FnMut(Entry) -> std::io::Result<()>,
+}
+
+impl Teller<'_, '_> {
+    fn record(&mut self, topic: TopicKind, record: &DumpRecord) -> Result<(), HistoryError> {
+        self.summary.records += 1;
+        self.note_gap(topic, record);
+        let core = record.as_record();
+        let changes = match topic {
+            TopicKind::Config => handle(&mut self.config, core)?,
+            TopicKind::Status => handle(&mut self.status, core)?,
+            TopicKind::Offsets => handle(&mut self.offsets, core)?,
+        };
+        let Some(changes) = changes else {
+            self.summary.skipped += 1;
+            return Ok(());
+        };
+        let timed = |b: &Option<Bound>| matches!(b, Some(Bound::Time(_)));
+        if record.timestamp.is_none() && (timed(&self.options.since) || timed(&self.options.until))
+        {
+            return Err(HistoryError::Input(format!(
+                "the {} record at offset {} (partition {}) has no timestamp, so it cannot be                  placed in time: bound the history by offset instead",
+                topic.name(),
+                record.offset,
+                record.partition
+            )));
+        }
+        if !self.within(record) {
+            return Ok(());
+        }
+        let position = Position {
+            topic,
+            partition: record.partition,
+            offset: record.offset,
+            timestamp: record.timestamp,
+        };
+        for change in changes {
+            if !self.wanted(change.connector.as_deref()) {
+                continue;
+            }
+            match change.kind {
+                ChangeKind::OffsetWritten { key, value } => {
+                    self.extend_run(change.connector, false, key, Some(value), position)?
+                }
+                ChangeKind::OffsetRemoved { key } => {
+                    self.extend_run(change.connector, true, key, None, position)?
+                }
+                kind => {
+                    self.close_run(&change.connector)?;
+                    let entry = Entry {
+                        position,
+                        kind: kind.name(),
+                        details: details(&kind, self.options.show_secrets),
+                        connector: change.connector,
+                    };
+                    self.emit(entry)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn within(&self, record: &DumpRecord) -> bool {
+        let after = |bound: Bound| match bound {
+            Bound::Offset(offset) => record.offset >= offset,
+            Bound::Time(time) => record.timestamp.is_some_and(|ts| ts >= time),
+        };
+        let before = |bound: Bound| match bound {
+            Bound::Offset(offset) => record.offset <= offset,
+            Bound::Time(time) => record.timestamp.is_some_and(|ts| ts <= time),
+        };
+        self.options.since.is_none_or(after) && self.options.until.is_none_or(before)
+    }
+
+    fn wanted(&self, connector: Option<&str>) -> bool {
+        self.options.connectors.is_empty()
+            || connector.is_some_and(|c| self.options.connectors.contains(c))
+    }
+
+    fn note_gap(&mut self, topic: TopicKind, record: &DumpRecord) {
+        let (next, compacted) = self
+            .gaps
+            .entry((topic, record.partition))
+            .or_insert_with(|| {
+                (
+                    0,
+                    Compacted {
+                        topic,
+                        partition: record.partition,
+                        before_offset: 0,
+                        gaps: 0,
+                    },
+                )
+            });
+        if record.offset > *next {
+            compacted.gaps += 1;
+            compacted.before_offset = record.offset;
+        }
+        *next = (*next).max(record.offset.saturating_add(1));
+    }
+
+    fn extend_run(
+        &mut self,
+        connector: Option<String>,
+        reset: bool,
+        key: Vec<u8>,
+        value: Option<Vec<u8>>,
+        position: Position,
+    ) -> Result<(), HistoryError> {
+        if self
+            .runs
+            .get(&connector)
+            .is_some_and(|run| run.reset != reset)
+        {
+            self.close_run(&connector)?;
+        }
+        let run = self.runs.entry(connector).or_insert_with(|| Run {
+            reset,
+            records: 0,
+            partitions: BTreeSet::new(),
+            first: position,
+            first_value: value.clone(),
+            last: position,
+            last_value: None,
+        });
+        run.records += 1;
+        run.partitions.insert(key);
+        run.last = position;
+        run.last_value = value;
+        Ok(())
+    }
+
+    fn close_run(&mut self, connector: &Option<String>) -> Result<(), HistoryError> {
+        let Some(run) = self.runs.remove(connector) else {
+            return Ok(());
+        };
+        let entry = run_entry(connector.clone(), run);
+        self.emit(entry)
+    }
+
+    fn emit(&mut self, entry: Entry) -> Result<(), HistoryError> {
+        self.summary.entries += 1;
+        (self.sink)(entry)?;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Summary, HistoryError> {
+        // Open runs end with the input, told in the order of their last records.
+        let mut open: Vec<(Option<String>, Run)> =
+            std::mem::take(&mut self.runs).into_iter().collect();
+        open.sort_by_key(|(_, run)| {
+            (
+                run.last.timestamp.unwrap_or(i64::MIN),
+                run.last.partition,
+                run.last.offset,
+            )
+        });
+        for (connector, run) in open {
+            let entry = run_entry(connector, run);
+            self.emit(entry)?;
+        }
+        self.summary.compacted = std::mem::take(&mut self.gaps)
+            .into_values()
+            .map(|(_, compacted)| compacted)
+            .filter(|compacted| compacted.gaps > 0)
+            .collect();
+        Ok(self.summary)
+    }
+}
+
+/// Applies one record; `None` when the machine skipped it.
+fn handle<T: Chronicle>(
+    history: &mut History<T>,
+    record: engine::Record<'_>,
+) -> Result<Option<Vec<Change>>, HistoryError> {
+    let (outcome, changes) = history
+        .handle_record(record)
+        .map_err(|e| HistoryError::Input(e.to_string()))?;
+    Ok(outcome.is_applied().then_some(changes))
+}
+
+fn run_entry(connector: Option<String>, run: Run) -> Entry {
+    let text = |bytes: &Option<Vec<u8>>| -> Value {
+        bytes.as_deref().map_or(Value::Null, |b| {
+            serde_json::from_slice(b).unwrap_or_else(|_| json!(String::from_utf8_lossy(b)))
+        })
+    };
+    let mut details = Map::new();
+    details.insert("records".into(), json!(run.records));
+    details.insert("partitions".into(), json!(run.partitions.len()));
+    details.insert(
+        "first_record".into(),
+        json!({
+            "partition": run.first.partition,
+            "offset": run.first.offset,
+            "timestamp": run.first.timestamp,
+        }),
+    );
+    if !run.reset {
+        details.insert("first_offset".into(), text(&run.first_value));
+        details.insert("last_offset".into(), text(&run.last_value));
+    }
+    Entry {
+        position: run.last,
+        connector,
+        kind: if run.reset {
+            "offsets_reset"
+        } else {
+            "offsets_committed"
+        },
+        details,
+    }
+}
+
+/// The masked form of a secret value.
+pub const MASK: &str = "[hidden]";
+
+fn property_value(name: &str, value: JsonValue, show_secrets: bool) -> Value {
+    if !show_secrets && connect_state_store::is_secret(name) {
+        return json!(MASK);
+    }
+    serde_json::to_value(Natural(&value)).unwrap_or(Value::Null)
+}
+
+/// A config as a JSON object, secrets masked unless `show_secrets`.
+pub fn masked_config(config: &Properties, show_secrets: bool) -> Value {
+    Value::Object(
+        config
+            .iter()
+            .map(|(name, value)| {
+                let shown = property_value(name, value.to_json_value(), show_secrets);
+                (name.to_string(), shown)
+            })
+            .collect(),
+    )
+}
+
+/// A config diff as JSON: `{"added": {..}, "removed": {..}, "changed": {name: {"from", "to"}}}`.
+pub fn masked_diff(diff: &[PropertyChange], show_secrets: bool) -> Value {
+    let (mut added, mut removed, mut changed) = (Map::new(), Map::new(), Map::new());
+    for change in diff {
+        let shown = |v: &Option<JsonValue>| {
+            v.clone()
+                .map(|v| property_value(&change.name, v, show_secrets))
+        };
+        match (shown(&change.before), shown(&change.after)) {
+            (None, Some(new)) => {
+                added.insert(change.name.clone(), new);
+            }
+            (Some(old), None) => {
+                removed.insert(change.name.clone(), old);
+            }
+            (Some(old), Some(new)) => {
+                changed.insert(change.name.clone(), json!({"from": old, "to": new}));
+            }
+            (None, None) => {}
+        }
+    }
+    json!({"added": added, "removed": removed, "changed": changed})
+}
+
+fn status_json(status: &Option<std::sync::Arc<Status>>) -> Value {
+    match status {
+        None => Value::Null,
+        Some(s) => json!({
+            "state": s.state.as_str(),
+            "worker_id": s.worker_id,
+            "generation": s.generation,
+            "trace": s.trace.as_deref().and_then(|t| t.lines().next()),
+        }),
+    }
+}
+
+fn target_json(state: Option<TargetState>) -> Value {
+    json!(state.map(TargetState::as_str))
+}
+
+fn inconsistency_json(found: &Inconsistency) -> Value {
+    json!({
+        "commit_offset": found.commit_offset,
+        "task_count": found.task_count,
+        "missing_tasks": found.missing_tasks,
+        "missing_count": found.missing_count,
+        "missing_listed_at_most": MAX_LISTED_MISSING,
+    })
+}
+
+fn details(kind: &ChangeKind, show_secrets: bool) -> Map<String, Value> {
+    let value = match kind {
+        ChangeKind::ConnectorCreated { config } => {
+            json!({"config": masked_config(config, show_secrets)})
+        }
+        ChangeKind::ConnectorConfigChanged { diff } => {
+            json!({"diff": masked_diff(diff, show_secrets)})
+        }
+        ChangeKind::TasksCommitted {
+            generation,
+            tasks,
+            changed,
+        } => json!({"generation": generation, "tasks": tasks, "changed_tasks": changed}),
+        ChangeKind::BecameInconsistent(found) => inconsistency_json(found),
+        ChangeKind::TargetStateChanged { from, to } => {
+            json!({"from": target_json(*from), "to": target_json(*to)})
+        }
+        ChangeKind::RestartRequested {
+            only_failed,
+            include_tasks,
+        } => json!({"only_failed": only_failed, "include_tasks": include_tasks}),
+        ChangeKind::TaskCountRecord { tasks } => json!({"tasks": tasks}),
+        ChangeKind::SessionKeyRotated {
+            creation_timestamp,
+            algorithm,
+        } => json!({"creation_timestamp": creation_timestamp, "algorithm": algorithm}),
+        ChangeKind::LoggerLevelSet { namespace, level } => {
+            json!({"namespace": namespace, "level": level})
+        }
+        ChangeKind::ConnectorStatusChanged { from, to } => {
+            json!({"from": status_json(from), "to": status_json(to)})
+        }
+        ChangeKind::TaskStatusChanged { task, from, to } => {
+            json!({"task": task, "from": status_json(from), "to": status_json(to)})
+        }
+        ChangeKind::TopicActivated { topic, task } => json!({"topic": topic, "task": task}),
+        ChangeKind::TopicReset { topic } => json!({"topic": topic}),
+        _ => json!({}),
+    };
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
