@@ -10,6 +10,9 @@ use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
 
+use connect_state_ops::cut::{Cut, CutMachine, Point};
+use connect_state_ops::history::TopicKind;
+
 use crate::view::View;
 use crate::{CliError, Format};
 
@@ -28,6 +31,8 @@ pub struct InspectArgs {
     pub create_topics: bool,
     /// Output format.
     pub format: Format,
+    /// `--as-of`: the topics as they were then.
+    pub as_of: Option<Point>,
 }
 
 /// Parses one `-X key=value` argument.
@@ -74,16 +79,16 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
         };
         if let Some(topic) = &args.config_topic {
             let log =
-                read::<ConfigLog>(&transport, topic, TopicRole::Config, args.create_topics).await?;
+                read::<ConfigLog>(&transport, topic, TopicRole::Config, &args).await?;
             show("config", &|| log.snapshot_json(), &|| log.table())?;
         }
         if let Some(topic) = &args.status_topic {
             let log =
-                read::<StatusLog>(&transport, topic, TopicRole::Status, args.create_topics).await?;
+                read::<StatusLog>(&transport, topic, TopicRole::Status, &args).await?;
             show("status", &|| log.snapshot_json(), &|| log.table())?;
         }
         if let Some(topic) = &args.offsets_topic {
-            let log = read::<OffsetLog>(&transport, topic, TopicRole::Offsets, args.create_topics)
+            let log = read::<OffsetLog>(&transport, topic, TopicRole::Offsets, &args)
                 .await?;
             show("offsets", &|| log.snapshot_json(), &|| log.table())?;
         }
@@ -103,11 +108,22 @@ async fn read<M: View>(
     transport: &Arc<KafkaTransport>,
     topic: &str,
     role: TopicRole,
-    create: bool,
+    args: &InspectArgs,
 ) -> Result<M, CliError> {
+    let kind = match role {
+        TopicRole::Config => TopicKind::Config,
+        TopicRole::Status => TopicKind::Status,
+        TopicRole::Offsets => TopicKind::Offsets,
+    };
+    let cut = args
+        .as_of
+        .map(|point| Cut::new(point, kind))
+        .transpose()
+        .map_err(CliError::Input)?;
     let mut settings = StoreSettings::new(topic, role);
-    settings.create_if_missing = create;
-    let mut store = Store::new(settings, Arc::clone(transport), M::default());
+    settings.create_if_missing = args.create_topics;
+    let machine = CutMachine::new(M::default(), cut);
+    let mut store = Store::new(settings, Arc::clone(transport), machine);
     let bar = crate::progress::ReadBar::new(topic);
     store.set_progress(bar.observer());
     let started = store.start().await;
@@ -118,5 +134,9 @@ async fn read<M: View>(
         )),
         other => CliError::Input(format!("reading topic '{topic}': {other}")),
     })?;
-    Ok(store.into_machine())
+    let (machine, refused) = store.into_machine().into_inner();
+    match refused {
+        Some(problem) => Err(CliError::Input(format!("topic '{topic}': {problem}"))),
+        None => Ok(machine),
+    }
 }

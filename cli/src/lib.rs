@@ -17,6 +17,7 @@ pub mod serve;
 pub mod source;
 mod table;
 pub mod view;
+pub mod when;
 
 pub use connect_state_ops::{kcat, rest, synth};
 
@@ -65,6 +66,7 @@ pub enum Command {
         kcat -C -b localhost:9092 -t connect-configs -e -J > configs.jsonl\n  \
         connect-state replay --topic config configs.jsonl\n  \
         connect-state replay --topic config --format json --events --live-from 120 configs.jsonl\n  \
+        connect-state replay --topic config --as-of 2026-11-30T18:00:00Z configs.jsonl\n  \
         cat configs.jsonl | connect-state replay --topic config -")]
     Replay {
         /// Which internal topic the dump holds.
@@ -79,6 +81,10 @@ pub enum Command {
         /// Records below this offset are the start-up catch-up (no events); later ones are live.
         #[arg(long, value_name = "OFFSET")]
         live_from: Option<i64>,
+        /// The state as it was then: an offset (config topic, that record included) or an
+        /// RFC 3339 time (records with that timestamp included; per partition).
+        #[arg(long, value_name = "OFFSET|TIME", value_parser = when::parse_point)]
+        as_of: Option<connect_state_ops::cut::Point>,
         /// How the dump is read.
         #[command(flatten)]
         dump: source::DumpArgs,
@@ -89,6 +95,8 @@ pub enum Command {
     #[cfg(feature = "kafka")]
     #[command(after_help = "Examples:\n  \
         connect-state inspect --bootstrap-servers localhost:9092 --config-topic connect-configs\n  \
+        connect-state inspect --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
+        --status-topic connect-status --as-of 2026-11-30T18:00:00Z\n  \
         connect-state inspect --bootstrap-servers broker:9093 --config-topic connect-configs \\\n      \
         --status-topic connect-status --offsets-topic connect-offsets --format json \\\n      \
         -X security.protocol=SASL_SSL -X sasl.mechanism=PLAIN -X sasl.username=u -X sasl.password=...")]
@@ -120,6 +128,10 @@ pub enum Command {
         /// Output format: a readable table, or `{"config": .., "status": .., "offsets": ..}`.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// The topics as they were then: an offset (config topic only, that record included)
+        /// or an RFC 3339 time (each partition up to it, records with that timestamp included).
+        #[arg(long, value_name = "OFFSET|TIME", value_parser = when::parse_point)]
+        as_of: Option<connect_state_ops::cut::Point>,
         /// A librdkafka property (repeatable), e.g. `-X security.protocol=SSL`. Secrets are
         /// never printed.
         #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = inspect::parse_property)]
@@ -135,7 +147,8 @@ pub enum Command {
         connect-state doctor --from-dump config=configs.jsonl --from-dump status=status.jsonl \\\n      \
         --from-dump offsets=offsets.jsonl\n  \
         connect-state doctor --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
-        --status-topic connect-status --offsets-topic connect-offsets --format json")]
+        --status-topic connect-status --offsets-topic connect-offsets --format json\n  \
+        connect-state doctor --from-dump config=configs.jsonl --as-of 120")]
     Doctor(doctor::DoctorArgs),
     /// Export, reset or import a source connector's offsets (KIP-875), printing the exact
     /// records first; `--execute` writes them to a live cluster.
@@ -151,6 +164,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         connect-state serve --demo --listen 127.0.0.1:8083\n  \
         connect-state serve --from-dump config=configs.jsonl --from-dump status=status.jsonl\n  \
+        connect-state serve --from-dump config=configs.jsonl --as-of 2026-11-30T18:00:00Z\n  \
         connect-state serve --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
         --status-topic connect-status --offsets-topic connect-offsets --allow-writes\n  \
         curl -s localhost:8083/connectors?expand=status\n  \
@@ -228,6 +242,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             format,
             events,
             live_from,
+            as_of,
             dump: options,
             file,
         } => {
@@ -238,6 +253,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
                 live_from,
                 format,
                 with_events: events,
+                as_of,
             };
             let mut out = stdout.lock();
             replay::run(topic, dump, &output, &mut out, &mut stderr.lock())?;
@@ -253,6 +269,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             read_committed,
             timeout,
             format,
+            as_of,
             property,
         } => {
             let mut kafka = connect_state_kafka::KafkaSettings::new(bootstrap_servers);
@@ -266,6 +283,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
                 offsets_topic,
                 create_topics,
                 format,
+                as_of,
             };
             let mut out = stdout.lock();
             inspect::run(args, &mut out)?;

@@ -143,6 +143,12 @@ fn modify(
     entries: Option<Vec<OffsetsEntry>>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    if args.execute && args.source.as_of.is_some() {
+        return Err(CliError::Input(
+            "--execute writes against the current state: it cannot be combined with --as-of"
+                .into(),
+        ));
+    }
     if args.execute && !args.source.is_live() {
         return Err(CliError::Input(
             "--execute writes to a live cluster: give --bootstrap-servers with --config-topic \

@@ -10,6 +10,9 @@ use engine::TopicMachine;
 
 use std::io::BufRead;
 
+use connect_state_ops::cut::{Cut, Point};
+use connect_state_ops::history::TopicKind;
+
 use crate::kcat::{DumpError, DumpReader, DumpRecord};
 use crate::view::{Skips, View};
 use crate::{CliError, Format, Topic};
@@ -26,16 +29,26 @@ pub struct Replay<M: TopicMachine> {
 /// held). Records below `live_from` are the start-up catch-up (no events); the machine is
 /// marked caught up before the first record at or after it. Without `live_from` every record
 /// is catch-up, as for a worker that starts now. With `single_partition` (the config topic) a
-/// record outside partition 0 is refused, as Java refuses the topic (spec §3.11).
+/// record outside partition 0 is refused, as Java refuses the topic (spec §3.11). With a
+/// `cut` (`--as-of`), only the records before it are applied.
 pub fn replay<M: TopicMachine + Default>(
     records: impl IntoIterator<Item = Result<DumpRecord, DumpError>>,
     live_from: Option<i64>,
     single_partition: bool,
+    mut cut: Option<&mut Cut>,
 ) -> Result<Replay<M>, CliError> {
     let mut machine = M::default();
     let mut events = Vec::new();
     for record in records {
         let record = record?;
+        if let Some(cut) = cut.as_deref_mut() {
+            let before = cut
+                .admits(&record.as_record())
+                .map_err(|e| CliError::Input(format!("line {}: {e}", record.line)))?;
+            if !before {
+                continue;
+            }
+        }
         if single_partition && record.partition != 0 {
             return Err(CliError::Input(format!(
                 "line {}: the config topic is required to have a single partition in order to \
@@ -89,9 +102,9 @@ pub fn run<R: BufRead>(
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
     match topic {
-        Topic::Config => run_topic::<ConfigLog, R>(dump, true, options, out, err),
-        Topic::Status => run_topic::<StatusLog, R>(dump, false, options, out, err),
-        Topic::Offsets => run_topic::<OffsetLog, R>(dump, false, options, out, err),
+        Topic::Config => run_topic::<ConfigLog, R>(dump, TopicKind::Config, options, out, err),
+        Topic::Status => run_topic::<StatusLog, R>(dump, TopicKind::Status, options, out, err),
+        Topic::Offsets => run_topic::<OffsetLog, R>(dump, TopicKind::Offsets, options, out, err),
     }
 }
 
@@ -105,16 +118,29 @@ pub struct Output<'a> {
     pub format: Format,
     /// `--events`.
     pub with_events: bool,
+    /// `--as-of`.
+    pub as_of: Option<Point>,
 }
 
 fn run_topic<M: View, R: BufRead>(
     mut dump: DumpReader<R>,
-    single_partition: bool,
+    topic: TopicKind,
     options: &Output<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let r = replay::<M>(dump.by_ref(), options.live_from, single_partition)?;
+    let single_partition = topic == TopicKind::Config;
+    let mut cut = options
+        .as_of
+        .map(|point| Cut::new(point, topic))
+        .transpose()
+        .map_err(CliError::Input)?;
+    let r = replay::<M>(
+        dump.by_ref(),
+        options.live_from,
+        single_partition,
+        cut.as_mut(),
+    )?;
     dump.bad_lines().report(options.name, err)?;
     let events = r
         .events

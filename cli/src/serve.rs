@@ -206,6 +206,15 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             "--allow-writes needs a live cluster or --demo: dumps cannot be written".into(),
         ));
     }
+    // A past state is read once and served as it was: nothing to tail, nothing to write.
+    let past = args.source.as_of.is_some();
+    if past && (args.demo || args.allow_writes) {
+        return Err(CliError::Input(
+            "--as-of serves a past state of dumps or a cluster, read-only: it takes neither \
+             --demo nor --allow-writes"
+                .into(),
+        ));
+    }
     // The demo runs its story on a runtime of its own, so it is built first.
     let demo = match args.demo {
         true => Some(crate::demo::demo_cluster(args.seed)?),
@@ -224,8 +233,8 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             )
             .await?;
             (tail.views(), Some(tail))
-        } else if dumps {
-            (dump_views(&args.source)?, None)
+        } else if dumps || past {
+            (static_views(&args.source)?, None)
         } else {
             let tail = start_live(&args.source).await?;
             (tail.views(), Some(tail))
@@ -260,10 +269,14 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })
 }
 
-fn dump_views(source: &SourceArgs) -> Result<Views, CliError> {
+/// The views of dumps, or of a cluster's topics `--as-of` a past point, read once.
+fn static_views(source: &SourceArgs) -> Result<Views, CliError> {
     let topics = source.load(&[Topic::Config, Topic::Status, Topic::Offsets])?;
     let config = topics.config.ok_or_else(|| {
-        CliError::Input("serve needs the config topic: add --from-dump config=FILE".into())
+        CliError::Input(
+            "serve needs the config topic: add --from-dump config=FILE (or --config-topic NAME)"
+                .into(),
+        )
     })?;
     Ok(Views {
         config: config.state.machine.snapshot(),

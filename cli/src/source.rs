@@ -14,6 +14,9 @@ use engine::TopicMachine;
 pub use connect_state_ops::index::Indexed;
 pub use connect_state_ops::topics::{Layout, TopicRead, Topics};
 
+use connect_state_ops::cut::{Cut, Point};
+use connect_state_ops::history::TopicKind;
+
 use crate::{kcat, CliError, Topic};
 
 /// Where to read the topics from: dumps, or a live cluster.
@@ -26,6 +29,11 @@ pub struct SourceArgs {
     /// How the dumps are read.
     #[command(flatten)]
     pub dump: DumpArgs,
+    /// Read the topics as they were then: an offset (of the config topic, that record
+    /// included) or an RFC 3339 time (each partition up to it, records with that timestamp
+    /// included), e.g. `--as-of 2026-11-30T18:00:00Z`.
+    #[arg(long, value_name = "OFFSET|TIME", value_parser = crate::when::parse_point)]
+    pub as_of: Option<Point>,
     /// Live cluster settings.
     #[cfg(feature = "kafka")]
     #[command(flatten)]
@@ -172,13 +180,23 @@ impl SourceArgs {
             }
             let dump = open_dump(file, self.dump.options())?;
             let name = file.display().to_string();
+            let mut cut = self.cut(*topic)?;
+            let cut = cut.as_mut();
             match topic {
-                Topic::Config => topics.config = Some(replay_dump(name, dump)?),
-                Topic::Status => topics.status = Some(replay_dump(name, dump)?),
-                Topic::Offsets => topics.offsets = Some(replay_dump(name, dump)?),
+                Topic::Config => topics.config = Some(replay_dump(name, dump, cut)?),
+                Topic::Status => topics.status = Some(replay_dump(name, dump, cut)?),
+                Topic::Offsets => topics.offsets = Some(replay_dump(name, dump, cut)?),
             }
         }
         Ok(topics)
+    }
+
+    /// The `--as-of` cut of `topic`, if one was given.
+    pub fn cut(&self, topic: Topic) -> Result<Option<Cut>, CliError> {
+        self.as_of
+            .map(|point| Cut::new(point, topic_kind(topic)))
+            .transpose()
+            .map_err(CliError::Input)
     }
 
     #[cfg(not(feature = "kafka"))]
@@ -212,21 +230,33 @@ impl SourceArgs {
             let mut topics = Topics::default();
             for topic in named {
                 let name = live.topic(topic).cloned().unwrap_or_default();
+                let cut = self.cut(topic)?;
                 match topic {
                     Topic::Config => {
-                        topics.config = Some(read_live(&transport, name, TopicRole::Config).await?)
+                        topics.config =
+                            Some(read_live(&transport, name, TopicRole::Config, cut).await?)
                     }
                     Topic::Status => {
-                        topics.status = Some(read_live(&transport, name, TopicRole::Status).await?)
+                        topics.status =
+                            Some(read_live(&transport, name, TopicRole::Status, cut).await?)
                     }
                     Topic::Offsets => {
                         topics.offsets =
-                            Some(read_live(&transport, name, TopicRole::Offsets).await?)
+                            Some(read_live(&transport, name, TopicRole::Offsets, cut).await?)
                     }
                 }
             }
             Ok(topics)
         })
+    }
+}
+
+/// The topic as the library names it.
+pub fn topic_kind(topic: Topic) -> TopicKind {
+    match topic {
+        Topic::Config => TopicKind::Config,
+        Topic::Status => TopicKind::Status,
+        Topic::Offsets => TopicKind::Offsets,
     }
 }
 
@@ -258,6 +288,7 @@ pub(crate) fn open_dump(
 fn replay_dump<M: TopicMachine + Default>(
     name: String,
     mut dump: kcat::DumpReader<Box<dyn BufRead>>,
+    cut: Option<&mut Cut>,
 ) -> Result<TopicRead<M>, CliError> {
     let mut partitions_seen = BTreeSet::new();
     let records = dump.by_ref().inspect(|record| {
@@ -265,7 +296,7 @@ fn replay_dump<M: TopicMachine + Default>(
             partitions_seen.insert(record.partition);
         }
     });
-    let replay = crate::replay::replay::<Indexed<M>>(records, None, false)?;
+    let replay = crate::replay::replay::<Indexed<M>>(records, None, false, cut)?;
     let bad_lines = dump.into_bad_lines();
     bad_lines.report(&name, &mut io::stderr())?;
     Ok(TopicRead {
@@ -284,7 +315,9 @@ async fn read_live<M: TopicMachine + Default>(
     transport: &std::sync::Arc<connect_state_kafka::KafkaTransport>,
     name: String,
     role: connect_state_store::TopicRole,
+    cut: Option<Cut>,
 ) -> Result<TopicRead<M>, CliError> {
+    use connect_state_ops::cut::CutMachine;
     use connect_state_store::{Store, StoreSettings, Transport};
 
     let description = transport
@@ -300,7 +333,7 @@ async fn read_live<M: TopicMachine + Default>(
     let mut store = Store::new(
         StoreSettings::new(name.clone(), role),
         std::sync::Arc::clone(transport),
-        Indexed::<M>::default(),
+        CutMachine::new(Indexed::<M>::default(), cut),
     );
     let bar = crate::progress::ReadBar::new(&name);
     store.set_progress(bar.observer());
@@ -310,9 +343,13 @@ async fn read_live<M: TopicMachine + Default>(
         .map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
     bar.finish();
     store.machine_mut().mark_caught_up();
+    let (state, refused) = store.into_machine().into_inner();
+    if let Some(problem) = refused {
+        return Err(CliError::Input(format!("topic '{name}': {problem}")));
+    }
     Ok(TopicRead {
         name,
-        state: store.into_machine(),
+        state,
         layout: Layout::Described {
             partitions: description.partitions,
             cleanup_policy: description.cleanup_policy,

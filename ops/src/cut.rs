@@ -3,9 +3,9 @@
 //! A [`Cut`] decides, record by record, which records the machines see: every record up to
 //! the point, none after. The machines themselves are unchanged; they simply stop at the cut.
 //!
-//! * [`AsOf::Offset`] applies to the config topic (one partition): the record at that offset
+//! * [`Point::Offset`] applies to the config topic (one partition): the record at that offset
 //!   is included, later ones are not.
-//! * [`AsOf::Time`] applies per partition, to any topic: a partition's records are included
+//! * [`Point::Time`] applies per partition, to any topic: a partition's records are included
 //!   up to the first one whose timestamp is later than the time (records with exactly that
 //!   timestamp are included); from there on the partition is cut, so the state is always a
 //!   prefix of each partition, the state a worker had read then.
@@ -21,7 +21,7 @@ use crate::history::TopicKind;
 
 /// Where a cut is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AsOf {
+pub enum Point {
     /// The config topic up to and including this offset.
     Offset(i64),
     /// Each partition up to this time (ms since the epoch), inclusive.
@@ -31,7 +31,7 @@ pub enum AsOf {
 /// Decides which records of one topic are before the cut.
 #[derive(Debug, Clone)]
 pub struct Cut {
-    as_of: AsOf,
+    as_of: Point,
     topic: TopicKind,
     cut_partitions: BTreeSet<i32>,
     dropped: u64,
@@ -39,8 +39,8 @@ pub struct Cut {
 
 impl Cut {
     /// A cut of `topic`'s records. Refuses an offset cut of the status or offsets topic.
-    pub fn new(as_of: AsOf, topic: TopicKind) -> Result<Self, String> {
-        if let (AsOf::Offset(offset), TopicKind::Status | TopicKind::Offsets) = (as_of, topic) {
+    pub fn new(as_of: Point, topic: TopicKind) -> Result<Self, String> {
+        if let (Point::Offset(offset), TopicKind::Status | TopicKind::Offsets) = (as_of, topic) {
             return Err(format!(
                 "--as-of {offset}: an offset names a point of the config topic only; the {} \
                  topic has many partitions, so give a time (e.g. 2026-12-01T09:30:00Z)",
@@ -61,8 +61,8 @@ impl Cut {
     pub fn admits(&mut self, record: &Record<'_>) -> Result<bool, String> {
         let before = !self.cut_partitions.contains(&record.partition)
             && match self.as_of {
-                AsOf::Offset(offset) => record.offset <= offset,
-                AsOf::Time(time) => {
+                Point::Offset(offset) => record.offset <= offset,
+                Point::Time(time) => {
                     let ts = record.timestamp.ok_or_else(|| {
                         format!(
                             "the {} record at offset {} (partition {}) has no timestamp, so a \
@@ -93,19 +93,20 @@ impl Cut {
     }
 }
 
-/// A machine that sees only the records before a cut: for stores that read a live topic to
-/// its end. A record past the cut changes nothing (it is reported as applied, so the store
-/// moves on); a record the cut cannot place (no timestamp) is refused as a duplicate would
-/// be: the store stops with the error. [`into_inner`](Self::into_inner) gives the machine.
+/// A machine that sees only the records before a cut (none: every record): for stores that
+/// read a live topic to its end. A record past the cut changes nothing (it is reported as
+/// applied, so the store moves on). A record the cut cannot place (no timestamp) is not
+/// applied either, and the first such problem is kept for
+/// [`into_inner`](Self::into_inner), which gives the machine back.
 pub struct CutMachine<M> {
     inner: M,
-    cut: Cut,
+    cut: Option<Cut>,
     refused: Option<String>,
 }
 
 impl<M> CutMachine<M> {
     /// `inner` behind `cut`.
-    pub fn new(inner: M, cut: Cut) -> Self {
+    pub fn new(inner: M, cut: Option<Cut>) -> Self {
         Self {
             inner,
             cut,
@@ -114,8 +115,8 @@ impl<M> CutMachine<M> {
     }
 
     /// The machine, and the first record the cut could not place (if any).
-    pub fn into_inner(self) -> (M, Cut, Option<String>) {
-        (self.inner, self.cut, self.refused)
+    pub fn into_inner(self) -> (M, Option<String>) {
+        (self.inner, self.refused)
     }
 }
 
@@ -126,7 +127,10 @@ impl<M: TopicMachine> TopicMachine for CutMachine<M> {
     type Diagnostics = M::Diagnostics;
 
     fn handle_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<M::Skip>, RecordError> {
-        match self.cut.admits(&record) {
+        let Some(cut) = self.cut.as_mut() else {
+            return self.inner.handle_record(record);
+        };
+        match cut.admits(&record) {
             Ok(true) => self.inner.handle_record(record),
             Ok(false) => Ok(RecordOutcome::Applied),
             Err(problem) => {
@@ -158,13 +162,7 @@ impl<M: TopicMachine> TopicMachine for CutMachine<M> {
     }
     fn restore(bytes: &[u8]) -> Result<Self, engine::checkpoint::CheckpointError> {
         // A restored machine has no cut: nothing is dropped.
-        let everything = Cut {
-            as_of: AsOf::Time(i64::MAX),
-            topic: TopicKind::Config,
-            cut_partitions: BTreeSet::new(),
-            dropped: 0,
-        };
-        Ok(Self::new(M::restore(bytes)?, everything))
+        Ok(Self::new(M::restore(bytes)?, None))
     }
 }
 
@@ -180,21 +178,21 @@ mod tests {
 
     #[test]
     fn an_offset_cut_includes_its_offset_and_refuses_many_partition_topics() {
-        let mut cut = Cut::new(AsOf::Offset(3), TopicKind::Config).unwrap();
+        let mut cut = Cut::new(Point::Offset(3), TopicKind::Config).unwrap();
         let admitted: Vec<bool> = (0..6)
             .map(|o| cut.admits(&at(o, 0, None)).unwrap())
             .collect();
         assert_eq!(admitted, [true, true, true, true, false, false]);
         assert_eq!(cut.dropped(), 2);
         for topic in [TopicKind::Status, TopicKind::Offsets] {
-            let refused = Cut::new(AsOf::Offset(3), topic).unwrap_err();
+            let refused = Cut::new(Point::Offset(3), topic).unwrap_err();
             assert!(refused.contains("give a time"), "{refused}");
         }
     }
 
     #[test]
     fn a_time_cut_keeps_a_prefix_of_each_partition() {
-        let mut cut = Cut::new(AsOf::Time(100), TopicKind::Status).unwrap();
+        let mut cut = Cut::new(Point::Time(100), TopicKind::Status).unwrap();
         assert!(cut.admits(&at(0, 0, Some(50))).unwrap());
         assert!(
             cut.admits(&at(0, 1, Some(100))).unwrap(),

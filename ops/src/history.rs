@@ -25,6 +25,7 @@ use engine::json::{JsonValue, Natural};
 use engine::status::Status;
 use serde_json::{json, Map, Value};
 
+use crate::cut::Point;
 use crate::kcat::DumpRecord;
 
 /// The internal topics, in the order ties are told.
@@ -52,24 +53,16 @@ impl TopicKind {
 /// Records of one topic in the order they are to be applied (offset order per partition).
 pub type RecordStream<'a> = Box<dyn Iterator<Item = Result<DumpRecord, String>> + 'a>;
 
-/// A bound of [`Options::since`] or [`Options::until`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
-    /// A record offset, compared with each record's offset in its own partition.
-    Offset(i64),
-    /// A time, ms since the epoch, compared with record timestamps.
-    Time(i64),
-}
-
 /// What [`tell`] lists.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Only entries of these connectors (empty: every entry, cluster-wide ones too).
     pub connectors: BTreeSet<String>,
-    /// Only records at or after this bound (the state before it is still folded).
-    pub since: Option<Bound>,
-    /// Only records at or before this bound.
-    pub until: Option<Bound>,
+    /// Only records at or after this point (an offset: in each record's own partition; the
+    /// state before it is still folded).
+    pub since: Option<Point>,
+    /// Only records at or before this point.
+    pub until: Option<Point>,
     /// Show config values whose names look secret.
     pub show_secrets: bool,
 }
@@ -255,7 +248,7 @@ impl Teller<'_, '_> {
             self.summary.skipped += 1;
             return Ok(());
         };
-        let timed = |b: &Option<Bound>| matches!(b, Some(Bound::Time(_)));
+        let timed = |b: &Option<Point>| matches!(b, Some(Point::Time(_)));
         if record.timestamp.is_none() && (timed(&self.options.since) || timed(&self.options.until))
         {
             return Err(HistoryError::Input(format!(
@@ -301,13 +294,13 @@ impl Teller<'_, '_> {
     }
 
     fn within(&self, record: &DumpRecord) -> bool {
-        let after = |bound: Bound| match bound {
-            Bound::Offset(offset) => record.offset >= offset,
-            Bound::Time(time) => record.timestamp.is_some_and(|ts| ts >= time),
+        let after = |bound: Point| match bound {
+            Point::Offset(offset) => record.offset >= offset,
+            Point::Time(time) => record.timestamp.is_some_and(|ts| ts >= time),
         };
-        let before = |bound: Bound| match bound {
-            Bound::Offset(offset) => record.offset <= offset,
-            Bound::Time(time) => record.timestamp.is_some_and(|ts| ts <= time),
+        let before = |bound: Point| match bound {
+            Point::Offset(offset) => record.offset <= offset,
+            Point::Time(time) => record.timestamp.is_some_and(|ts| ts <= time),
         };
         self.options.since.is_none_or(after) && self.options.until.is_none_or(before)
     }
