@@ -78,18 +78,15 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
             Ok(())
         };
         if let Some(topic) = &args.config_topic {
-            let log =
-                read::<ConfigLog>(&transport, topic, TopicRole::Config, &args).await?;
+            let log = read::<ConfigLog>(&transport, topic, TopicRole::Config, &args).await?;
             show("config", &|| log.snapshot_json(), &|| log.table())?;
         }
         if let Some(topic) = &args.status_topic {
-            let log =
-                read::<StatusLog>(&transport, topic, TopicRole::Status, &args).await?;
+            let log = read::<StatusLog>(&transport, topic, TopicRole::Status, &args).await?;
             show("status", &|| log.snapshot_json(), &|| log.table())?;
         }
         if let Some(topic) = &args.offsets_topic {
-            let log = read::<OffsetLog>(&transport, topic, TopicRole::Offsets, &args)
-                .await?;
+            let log = read::<OffsetLog>(&transport, topic, TopicRole::Offsets, &args).await?;
             show("offsets", &|| log.snapshot_json(), &|| log.table())?;
         }
         match args.format {

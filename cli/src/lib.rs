@@ -7,6 +7,7 @@ pub mod bench;
 pub mod bench_java;
 pub mod demo;
 pub mod doctor;
+pub mod history;
 pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
@@ -150,6 +151,24 @@ pub enum Command {
         --status-topic connect-status --offsets-topic connect-offsets --format json\n  \
         connect-state doctor --from-dump config=configs.jsonl --as-of 120")]
     Doctor(doctor::DoctorArgs),
+    /// Tell what changed, when: one chronological list of the changes in the three topics
+    /// (configs with diffs, task commits, inconsistencies and their repair, target states,
+    /// statuses, topics, offsets), as the replay machines saw them.
+    #[command(
+        after_help = "Kinds: connector_created, connector_config_changed, connector_deleted, \
+        tasks_committed, became_inconsistent, became_consistent, target_state_changed, \
+        restart_requested, task_count_record, session_key_rotated, logger_level_set, \
+        connector_status_changed, task_status_changed, topic_activated, topic_reset, \
+        offsets_committed, offsets_reset.\n\n\
+        Examples:\n  \
+        kcat -C -b localhost:9092 -t connect-configs -e -J > configs.jsonl\n  \
+        connect-state history --from-dump config=configs.jsonl --from-dump status=status.jsonl\n  \
+        connect-state history --connector orders-sink --since 2026-11-30T18:00:00Z \\\n      \
+        --from-dump config=configs.jsonl --from-dump status=status.jsonl --format json\n  \
+        connect-state history --bootstrap-servers localhost:9092 --config-topic connect-configs \\\n      \
+        --status-topic connect-status --offsets-topic connect-offsets --until 500"
+    )]
+    History(history::HistoryArgs),
     /// Export, reset or import a source connector's offsets (KIP-875), printing the exact
     /// records first; `--execute` writes them to a live cluster.
     #[command(after_help = "Examples:\n  \
@@ -234,6 +253,9 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
     match cli.command {
         Command::Demo(args) => return with_stdout(|out| demo::run(args, out)),
         Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
+        Command::History(args) => {
+            return with_stdout(|out| history::run(args, out).map(|()| Exit::Success))
+        }
         Command::Offsets(args) => return with_stdout(|out| offsets::run(args, out)),
         Command::Serve(args) => return with_stdout(|out| serve::run(args, out)),
         Command::Bench(args) => return with_stdout(|out| bench::run(args, out)),

@@ -145,8 +145,7 @@ fn modify(
 ) -> Result<(), CliError> {
     if args.execute && args.source.as_of.is_some() {
         return Err(CliError::Input(
-            "--execute writes against the current state: it cannot be combined with --as-of"
-                .into(),
+            "--execute writes against the current state: it cannot be combined with --as-of".into(),
         ));
     }
     if args.execute && !args.source.is_live() {
