@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod bench_java;
 pub mod demo;
+pub mod diff;
 pub mod doctor;
 pub mod history;
 pub mod http1;
@@ -169,6 +170,20 @@ pub enum Command {
         --status-topic connect-status --offsets-topic connect-offsets --until 500"
     )]
     History(history::HistoryArgs),
+    /// Compare two sources (dumps, live clusters, either --as-of a past point): connectors
+    /// only in one, config differences (secrets masked), target states, task counts and source
+    /// offsets per partition. Exits 0 when equal, 1 when they differ, 2 on error.
+    #[command(
+        after_help = "Each side takes the source options of doctor; --against separates them.\n\n\
+        Examples:\n  \
+        connect-state diff --from-dump config=yesterday.jsonl --against --from-dump config=today.jsonl\n  \
+        connect-state diff --from-dump config=c.jsonl --as-of 2026-11-30T18:00:00Z \\\n      \
+        --against --from-dump config=c.jsonl\n  \
+        connect-state diff --format json --bootstrap-servers old:9092 --config-topic connect-configs \\\n      \
+        --offsets-topic connect-offsets --against --bootstrap-servers new:9092 \\\n      \
+        --config-topic connect-configs --offsets-topic connect-offsets"
+    )]
+    Diff(diff::DiffArgs),
     /// Export, reset or import a source connector's offsets (KIP-875), printing the exact
     /// records first; `--execute` writes them to a live cluster.
     #[command(after_help = "Examples:\n  \
@@ -253,6 +268,7 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
     match cli.command {
         Command::Demo(args) => return with_stdout(|out| demo::run(args, out)),
         Command::Doctor(args) => return with_stdout(|out| doctor::run(args, out)),
+        Command::Diff(args) => return with_stdout(|out| diff::run(args, out)),
         Command::History(args) => {
             return with_stdout(|out| history::run(args, out).map(|()| Exit::Success))
         }

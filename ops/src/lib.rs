@@ -9,6 +9,7 @@
 //! ([`synth`]). No command-line grammar, no rendering, no network.
 
 pub mod cut;
+pub mod diff;
 pub mod doctor;
 pub mod history;
 pub mod index;

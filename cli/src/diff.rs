@@ -1,0 +1,170 @@
+//! `connect-state diff`: two sources compared (dumps, live clusters, either `--as-of` a past
+//! point). Exit status 1 when they differ.
+
+use std::io::Write;
+
+use clap::{Args, Parser};
+use connect_state_ops::diff::{compare, Difference, Side};
+use serde_json::Value;
+
+use crate::source::SourceArgs;
+use crate::table::shown;
+use crate::{CliError, Exit, Format, Topic};
+
+/// The word between the two sides.
+pub const AGAINST: &str = "--against";
+
+/// Options of `diff`.
+#[derive(Debug, Clone, Args)]
+pub struct DiffArgs {
+    /// Output format: readable lines, or one JSON object.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Show config values whose names look secret; masked as "[hidden]" otherwise.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// Side A's source options, then `--against`, then side B's: each side takes the options
+    /// of `doctor` (`--from-dump TOPIC=FILE ...` or `--bootstrap-servers ...`, and `--as-of`).
+    #[arg(
+        value_name = "SIDE_A --against SIDE_B",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true
+    )]
+    pub sides: Vec<String>,
+}
+
+/// One side's options, parsed on their own.
+#[derive(Debug, Parser)]
+#[command(name = "diff side", no_binary_name = true)]
+struct SideArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+/// Runs `diff`: the differences on `out`, [`Exit::Findings`] when there are any.
+pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
+    let split = args
+        .sides
+        .iter()
+        .position(|a| a == AGAINST)
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "diff needs two sides: SIDE_A {AGAINST} SIDE_B (e.g. --from-dump config=old.jsonl \
+             {AGAINST} --from-dump config=new.jsonl)"
+            ))
+        })?;
+    let (a, b) = (&args.sides[..split], &args.sides[split + 1..]);
+    let a = side(a, "A")?;
+    let b = side(b, "B")?;
+    let difference = compare(&a, &b, args.show_secrets);
+    match args.format {
+        Format::Json => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&difference.to_json())?
+        )?,
+        Format::Table => out.write_all(render(&difference).as_bytes())?,
+    }
+    Ok(if difference.differs() {
+        Exit::Findings
+    } else {
+        Exit::Success
+    })
+}
+
+fn side(args: &[String], name: &str) -> Result<Side, CliError> {
+    let parsed = SideArgs::try_parse_from(args)
+        .map_err(|e| CliError::Input(format!("side {name}: {}", e.render().to_string().trim())))?;
+    let topics = parsed
+        .source
+        .load(&[Topic::Config, Topic::Offsets])
+        .map_err(|e| CliError::Input(format!("side {name}: {e}")))?;
+    let config = topics.config.ok_or_else(|| {
+        CliError::Input(format!(
+            "side {name}: give its config topic (--from-dump config=FILE or --config-topic NAME)"
+        ))
+    })?;
+    Ok(Side {
+        config: config.state.machine.snapshot(),
+        offsets: topics.offsets.map(|o| o.state.machine.snapshot()),
+    })
+}
+
+/// The readable form of a difference.
+pub fn render(difference: &Difference) -> String {
+    use core::fmt::Write as _;
+    let mut out = String::new();
+    if !difference.differs() {
+        out.push_str("No differences.\n");
+        return out;
+    }
+    let names = |list: &[String]| {
+        list.iter()
+            .map(|c| shown(c).into_owned())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !difference.only_in_a.is_empty() {
+        let _ = writeln!(out, "Only in A: {}", names(&difference.only_in_a));
+    }
+    if !difference.only_in_b.is_empty() {
+        let _ = writeln!(out, "Only in B: {}", names(&difference.only_in_b));
+    }
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => "none".into(),
+        Some(other) => other.to_string(),
+    };
+    for (connector, found) in &difference.connectors {
+        let _ = writeln!(out, "{}:", shown(connector));
+        if let Some(diff) = found.get("config") {
+            for (name, change) in diff["changed"].as_object().into_iter().flatten() {
+                let _ = writeln!(
+                    out,
+                    "  config {}: {} -> {}",
+                    shown(name),
+                    shown(&text(change.get("from"))),
+                    shown(&text(change.get("to")))
+                );
+            }
+            for (name, value) in diff["added"].as_object().into_iter().flatten() {
+                let _ = writeln!(
+                    out,
+                    "  config +{} = {}",
+                    shown(name),
+                    shown(&text(Some(value)))
+                );
+            }
+            for (name, _) in diff["removed"].as_object().into_iter().flatten() {
+                let _ = writeln!(out, "  config -{}", shown(name));
+            }
+        }
+        for member in ["target_state", "task_count"] {
+            if let Some(change) = found.get(member) {
+                let _ = writeln!(
+                    out,
+                    "  {}: {} -> {}",
+                    member.replace('_', " "),
+                    text(change.get("a")),
+                    text(change.get("b"))
+                );
+            }
+        }
+        for offset in found
+            .get("offsets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let _ = writeln!(
+                out,
+                "  offset {}: {} -> {}",
+                shown(&text(offset.get("partition"))),
+                shown(&text(offset.get("a"))),
+                shown(&text(offset.get("b")))
+            );
+        }
+    }
+    out
+}
