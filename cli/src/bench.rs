@@ -117,6 +117,9 @@ pub struct BenchReport {
     /// The broker comparison.
     #[serde(flatten)]
     pub broker: BrokerFigures,
+    /// History against replay.
+    #[serde(flatten)]
+    pub history: crate::bench_history::HistoryFigures,
     /// The Java stores (`--java`).
     #[serde(flatten)]
     pub java: crate::bench_java::JavaFigures,
@@ -233,6 +236,8 @@ pub enum Phase {
     Status,
     /// The offsets topic.
     Offsets,
+    /// History against replay, over the three topics.
+    History,
 }
 
 /// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
@@ -271,7 +276,7 @@ pub fn restart_config(checkpoint: &[u8], tail: &[SynthRecord]) -> Result<ConfigL
 }
 
 /// Resident-set figures of this process, from `/proc/self/status` (Linux only).
-mod memory {
+pub(crate) mod memory {
     fn status_kb(field: &str) -> Option<u64> {
         let status = std::fs::read_to_string("/proc/self/status").ok()?;
         let line = status.lines().find(|l| l.starts_with(field))?;
@@ -285,25 +290,25 @@ mod memory {
     }
 
     /// The resident set now.
-    pub(super) fn rss() -> Option<u64> {
+    pub(crate) fn rss() -> Option<u64> {
         status_kb("VmRSS:")
     }
 
     /// Starts a peak measurement: resets the high-water mark to the current resident set and
     /// returns it. `None` when the peak cannot be reset.
-    pub(super) fn start_peak() -> Option<u64> {
+    pub(crate) fn start_peak() -> Option<u64> {
         std::fs::write("/proc/self/clear_refs", "5").ok()?;
         rss()
     }
 
     /// The peak growth since [`start_peak`] returned `base`.
-    pub(super) fn peak_growth(base: Option<u64>) -> Option<u64> {
+    pub(crate) fn peak_growth(base: Option<u64>) -> Option<u64> {
         Some(status_kb("VmHWM:")?.saturating_sub(base?))
     }
 }
 
 /// Runs `f` `runs` times and returns the shortest time and the last result.
-fn best_of<R>(runs: u32, mut f: impl FnMut() -> R) -> (Duration, R) {
+pub(crate) fn best_of<R>(runs: u32, mut f: impl FnMut() -> R) -> (Duration, R) {
     let mut best = Duration::MAX;
     let mut last = None;
     for _ in 0..runs.max(1) {
@@ -747,6 +752,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             Phase::Config => serde_json::to_value(bench_config(&scale, args.seed, runs)?)?,
             Phase::Status => serde_json::to_value(bench_status(&scale, args.seed, runs)?)?,
             Phase::Offsets => serde_json::to_value(bench_offsets(&scale, args.seed)?)?,
+            Phase::History => serde_json::to_value(crate::bench_history::bench_history(
+                &scale, args.seed, runs,
+            )?)?,
         };
         writeln!(out, "{figures}")?;
         return Ok(Exit::Success);
@@ -760,6 +768,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })?;
     let offsets = phase(Phase::Offsets, &args, &mut isolated_ok, || {
         bench_offsets(&scale, args.seed)
+    })?;
+    let history = phase(Phase::History, &args, &mut isolated_ok, || {
+        crate::bench_history::bench_history(&scale, args.seed, runs)
     })?;
     #[allow(unused_mut)]
     let mut broker = BrokerFigures::default();
@@ -798,6 +809,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         status,
         offsets,
         broker,
+        history,
         java,
         total_seconds: started.elapsed().as_secs_f64(),
     };
@@ -947,6 +959,31 @@ fn render_table(r: &BenchReport) -> String {
             "tail with snapshot / without",
             format!("{:.2}x", r.offsets.tail_with_snapshot_ratio),
             "<= 3x",
+        ),
+        row(
+            "history of the three topics",
+            format!(
+                "{:.3} s for {} changes from {} records, vs replay {:.3} s",
+                r.history.history_seconds,
+                count(r.history.history_entries),
+                count(r.history.history_records),
+                r.history.history_replay_seconds
+            ),
+            "",
+        ),
+        row(
+            "history / replay",
+            format!("{:.2}x", r.history.history_to_replay_ratio),
+            "<= 2x",
+        ),
+        row(
+            "history peak memory (replay's)",
+            format!(
+                "{} ({})",
+                mib(r.history.history_peak_memory_bytes),
+                mib(r.history.history_replay_peak_memory_bytes)
+            ),
+            "",
         ),
         row("inspect (broker)", opt(r.broker.inspect_seconds, " s"), ""),
         row(

@@ -66,12 +66,12 @@ pub fn run(args: HistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {
     })
 }
 
+/// What is done with the opened streams.
+type Teller<'t> = dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), CliError> + 't;
+
 /// Opens one record stream per topic of `source` (per partition for a live topic) and hands
 /// them to `tell`.
-fn with_streams(
-    source: &SourceArgs,
-    tell: &mut dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), CliError>,
-) -> Result<(), CliError> {
+fn with_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliError> {
     match (source.from_dump.is_empty(), source.is_live()) {
         (false, false) => {
             let mut streams: Vec<(TopicKind, RecordStream<'_>)> = Vec::new();
@@ -129,20 +129,14 @@ impl Iterator for DumpStream {
 }
 
 #[cfg(not(feature = "kafka"))]
-fn live_streams(
-    _: &SourceArgs,
-    _: &mut dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), CliError>,
-) -> Result<(), CliError> {
+fn live_streams(_: &SourceArgs, _: &mut Teller<'_>) -> Result<(), CliError> {
     Err(CliError::Input(
         "this build has no Kafka support (the `kafka` feature)".into(),
     ))
 }
 
 #[cfg(feature = "kafka")]
-fn live_streams(
-    source: &SourceArgs,
-    tell: &mut dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), CliError>,
-) -> Result<(), CliError> {
+fn live_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliError> {
     use std::sync::Arc;
 
     use connect_state_store::Transport;

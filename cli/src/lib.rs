@@ -4,6 +4,7 @@
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
 pub mod bench;
+pub mod bench_history;
 pub mod bench_java;
 pub mod demo;
 pub mod diff;

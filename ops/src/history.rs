@@ -216,7 +216,8 @@ pub fn tell(
 struct Run {
     reset: bool,
     records: u64,
-    partitions: BTreeSet<Vec<u8>>,
+    /// Hashes of the run's keys: a run holds 8 bytes per distinct partition, not its key.
+    partitions: BTreeSet<u64>,
     first: Position,
     first_value: Option<Vec<u8>>,
     last: Position,
@@ -357,7 +358,7 @@ impl Teller<'_, '_> {
             last_value: None,
         });
         run.records += 1;
-        run.partitions.insert(key);
+        run.partitions.insert(key_hash(&key));
         run.last = position;
         run.last_value = value;
         Ok(())
@@ -399,6 +400,13 @@ impl Teller<'_, '_> {
             .collect();
         Ok(self.summary)
     }
+}
+
+fn key_hash(key: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Applies one record; `None` when the machine skipped it.

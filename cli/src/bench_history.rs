@@ -1,0 +1,148 @@
+//! The history benchmark: `history` over the three synthetic topics against a replay of the
+//! same topics (goal: at most 2x), and the peak memory of each (history streams: its memory
+//! is the state's, not the number of changes').
+
+use std::time::Instant;
+
+use connect_state_ops::history::{self, Options, RecordStream, TopicKind};
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::status::StatusLog;
+use serde::{Deserialize, Serialize};
+
+use crate::bench::{best_of, memory};
+use crate::kcat::DumpRecord;
+use crate::synth::{self, Scale, SynthRecord};
+use crate::CliError;
+
+/// History figures.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct HistoryFigures {
+    /// Records of the three topics.
+    pub history_records: u64,
+    /// Entries the history told.
+    pub history_entries: u64,
+    /// Seconds to replay the three topics (best run): records read as dump records, as
+    /// `replay` reads a dump.
+    pub history_replay_seconds: f64,
+    /// Seconds to tell their history (best run), each entry written as JSON to a sink.
+    pub history_seconds: f64,
+    /// `history_seconds` over `history_replay_seconds` (goal: at most 2).
+    pub history_to_replay_ratio: f64,
+    /// Peak resident-set growth of the replay.
+    pub history_replay_peak_memory_bytes: Option<u64>,
+    /// Peak resident-set growth of the history.
+    pub history_peak_memory_bytes: Option<u64>,
+}
+
+/// The topics' records as a dump reader yields them (owned), the offsets topic generated as
+/// it is read (it is not held: at full scale it has 11 million records).
+fn streams<'a>(
+    config: &'a [SynthRecord],
+    status: &'a [SynthRecord],
+    scale: &Scale,
+    seed: u64,
+) -> [(TopicKind, RecordStream<'a>); 3] {
+    let owned = |r: SynthRecord| DumpRecord {
+        line: 0,
+        partition: r.partition,
+        offset: r.offset,
+        key: Some(r.key),
+        payload: r.value,
+        timestamp: None,
+    };
+    [
+        (
+            TopicKind::Config,
+            Box::new(config.iter().cloned().map(owned).map(Ok)),
+        ),
+        (
+            TopicKind::Status,
+            Box::new(status.iter().cloned().map(owned).map(Ok)),
+        ),
+        (
+            TopicKind::Offsets,
+            Box::new(synth::offsets_topic(scale, seed).map(owned).map(Ok)),
+        ),
+    ]
+}
+
+fn replay_all(
+    config: &[SynthRecord],
+    status: &[SynthRecord],
+    scale: &Scale,
+    seed: u64,
+) -> Result<u64, CliError> {
+    let [(_, c), (_, s), (_, o)] = streams(config, status, scale, seed);
+    let config = crate::replay::replay::<ConfigLog>(as_dump(c), None, true, None)?;
+    let status = crate::replay::replay::<StatusLog>(as_dump(s), None, false, None)?;
+    let offsets = crate::replay::replay::<OffsetLog>(as_dump(o), None, false, None)?;
+    Ok(config.machine.snapshot().connectors().count() as u64
+        + status.machine.snapshot().connectors().count() as u64
+        + offsets.machine.snapshot().len() as u64)
+}
+
+/// A stream as `replay` takes it (generated records never fail; a dump error stands in for
+/// the impossible case).
+fn as_dump(
+    stream: RecordStream<'_>,
+) -> impl Iterator<Item = Result<DumpRecord, crate::kcat::DumpError>> + '_ {
+    stream.map(|r| r.map_err(|_| unreachable_error()))
+}
+
+/// Generated records never fail.
+fn unreachable_error() -> crate::kcat::DumpError {
+    crate::kcat::DumpError::Io(std::io::Error::other("generated records do not fail"))
+}
+
+fn tell_all(
+    config: &[SynthRecord],
+    status: &[SynthRecord],
+    scale: &Scale,
+    seed: u64,
+) -> Result<history::Summary, CliError> {
+    let mut sink = std::io::sink();
+    history::tell(
+        streams(config, status, scale, seed).into(),
+        &Options::default(),
+        &mut |entry| {
+            serde_json::to_writer(&mut sink, &entry.to_json()).map_err(std::io::Error::other)
+        },
+    )
+    .map_err(|e| CliError::Input(e.to_string()))
+}
+
+/// Measures history against replay over the synthetic topics of `scale`.
+pub fn bench_history(scale: &Scale, seed: u64, runs: u32) -> Result<HistoryFigures, CliError> {
+    let config = synth::config_topic(scale, seed).records;
+    let status = synth::status_topic(scale, seed).records;
+    let base = memory::start_peak();
+    let start = Instant::now();
+    replay_all(&config, &status, scale, seed)?;
+    let replay_first = start.elapsed();
+    let replay_peak = memory::peak_growth(base);
+    let base = memory::start_peak();
+    let start = Instant::now();
+    let summary = tell_all(&config, &status, scale, seed)?;
+    let history_first = start.elapsed();
+    let history_peak = memory::peak_growth(base);
+    let (replay_best, replayed) = best_of(runs.saturating_sub(1), || {
+        replay_all(&config, &status, scale, seed)
+    });
+    replayed?;
+    let (history_best, told) = best_of(runs.saturating_sub(1), || {
+        tell_all(&config, &status, scale, seed)
+    });
+    told?;
+    let replay = replay_best.min(replay_first).as_secs_f64();
+    let history = history_best.min(history_first).as_secs_f64();
+    Ok(HistoryFigures {
+        history_records: summary.records,
+        history_entries: summary.entries,
+        history_replay_seconds: replay,
+        history_seconds: history,
+        history_to_replay_ratio: history / replay.max(f64::MIN_POSITIVE),
+        history_replay_peak_memory_bytes: replay_peak,
+        history_peak_memory_bytes: history_peak,
+    })
+}
