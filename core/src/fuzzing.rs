@@ -4,6 +4,8 @@
 use alloc::vec::Vec;
 
 use crate::config::ConfigLog;
+use crate::history::{Chronicle, History};
+use crate::machine::TopicLog;
 use crate::offsets::OffsetLog;
 use crate::status::StatusLog;
 use crate::{Record, TopicMachine};
@@ -138,9 +140,42 @@ where
     assert_eq!(restored.snapshot(), machine.snapshot());
 }
 
+/// A history over the records reaches the state a plain log reaches (telling changes never
+/// changes the state), and a record that is not applied tells nothing.
+fn chronicle<T: Chronicle>(data: &[u8])
+where
+    T::Snapshot: PartialEq + core::fmt::Debug,
+{
+    let mut plain = TopicLog::<T>::new();
+    let mut history = History::<T>::new();
+    let mut offsets = [0i64; 4];
+    for record in decode(data) {
+        let p = record.partition as usize;
+        offsets[p] = offsets[p].saturating_add(record.offset_step);
+        let record = Record {
+            key: record.key.as_deref(),
+            value: record.value.as_deref(),
+            offset: offsets[p],
+            partition: record.partition,
+            timestamp: None,
+        };
+        let expected = plain.handle_record(record);
+        while plain.poll_event().is_some() {}
+        match history.handle_record(record) {
+            Ok((outcome, changes)) => {
+                assert_eq!(Ok(outcome.is_applied()), expected.map(|o| o.is_applied()));
+                assert!(outcome.is_applied() || changes.is_empty());
+            }
+            Err(e) => assert_eq!(Err(e), expected.map(|_| ())),
+        }
+    }
+    assert_eq!(history.log().snapshot(), plain.snapshot());
+}
+
 /// The config machine's invariants, plus its snapshot's internal consistency.
 pub fn config_records(data: &[u8]) {
     drive(data, ConfigLog::new(), |b| ConfigLog::restore(b).ok());
+    chronicle::<crate::config::ConfigTopic>(data);
     let mut log = ConfigLog::new();
     for (offset, r) in decode(data).iter().enumerate() {
         let _ = log.handle_record(Record {
@@ -173,11 +208,13 @@ pub fn config_records(data: &[u8]) {
 /// The status machine's invariants.
 pub fn status_records(data: &[u8]) {
     drive(data, StatusLog::new(), |b| StatusLog::restore(b).ok());
+    chronicle::<crate::status::StatusTopic>(data);
 }
 
 /// The offsets machine's invariants, plus KIP-875 listings that cover every tracked partition.
 pub fn offsets_records(data: &[u8]) {
     drive(data, OffsetLog::new(), |b| OffsetLog::restore(b).ok());
+    chronicle::<crate::offsets::OffsetsTopic>(data);
     let mut log = OffsetLog::new();
     for (offset, r) in decode(data).iter().enumerate() {
         let _ = log.handle_record(Record {

@@ -278,3 +278,160 @@ impl<T: Chronicle> History<T> {
         self.log
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    use super::*;
+    use crate::config::{write, ConfigTopic};
+    use crate::offsets::OffsetsTopic;
+    use crate::status::StatusTopic;
+
+    /// Every record of `records` (key, value) through a history from offset 0; each record's
+    /// change kinds.
+    fn told<T: Chronicle>(records: &[(String, Option<String>)]) -> Vec<Vec<&'static str>> {
+        let mut history = History::<T>::new();
+        records
+            .iter()
+            .enumerate()
+            .map(|(offset, (key, value))| {
+                let record = Record::new(
+                    key.as_bytes(),
+                    value.as_deref().map(str::as_bytes),
+                    offset as i64,
+                );
+                let (_, changes) = history.handle_record(record).unwrap();
+                changes.iter().map(|c| c.kind.name()).collect()
+            })
+            .collect()
+    }
+
+    fn plan_records(plan: crate::plan::WritePlan) -> Vec<(String, Option<String>)> {
+        plan.records()
+            .map(|r| {
+                let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+                (text(&r.key), r.value.as_deref().map(text))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn config_records_tell_their_kinds() {
+        let mut records = plan_records(write::put_connector_config(
+            "c",
+            [("tasks.max", Some("1"))],
+            None,
+        ));
+        records.extend(plan_records(write::put_task_configs(
+            "c",
+            [[("k", Some("v"))]],
+        )));
+        records.extend(plan_records(write::put_target_state(
+            "c",
+            TargetState::Paused,
+        )));
+        records.extend(plan_records(write::put_restart_request("c", true, false)));
+        records.extend(plan_records(write::put_task_count_record("c", 1)));
+        records.extend(plan_records(
+            write::put_session_key(b"k3y", "HmacSHA256", 7).unwrap(),
+        ));
+        records.extend(plan_records(write::put_logger_level("org.apache", "DEBUG")));
+        records.extend(plan_records(write::put_connector_config(
+            "c",
+            [("tasks.max", Some("2"))],
+            None,
+        )));
+        records.extend(plan_records(write::remove_connector_config("c")));
+        records.push(("unknown-key".to_string(), Some("{}".to_string())));
+        let told: Vec<&str> = told::<ConfigTopic>(&records).concat();
+        assert_eq!(
+            told,
+            [
+                "connector_created",
+                "tasks_committed",
+                "target_state_changed",
+                "restart_requested",
+                "task_count_record",
+                "session_key_rotated",
+                "logger_level_set",
+                "connector_config_changed",
+                "connector_deleted",
+                "target_state_changed",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_config_diff_lists_added_removed_and_changed_properties() {
+        let config = |props: &str| {
+            let mut log = crate::config::ConfigLog::new();
+            let value = alloc::format!(r#"{{"properties":{props}}}"#);
+            log.handle_record(Record::new(b"connector-x", Some(value.as_bytes()), 0))
+                .unwrap();
+            log.snapshot().connector_config("x").unwrap().clone()
+        };
+        let diff = config_diff(
+            &config(r#"{"a":"1","b":"2","d":"5"}"#),
+            &config(r#"{"b":"3","c":"4","d":"5"}"#),
+        );
+        let names: Vec<(&str, bool, bool)> = diff
+            .iter()
+            .map(|d| (d.name.as_str(), d.before.is_some(), d.after.is_some()))
+            .collect();
+        assert_eq!(
+            names,
+            [("a", true, false), ("b", true, true), ("c", false, true)]
+        );
+    }
+
+    #[test]
+    fn status_records_tell_changes_only() {
+        let running = r#"{"state":"RUNNING","trace":null,"worker_id":"w","generation":1}"#;
+        let topic = r#"{"topic":{"name":"t","connector":"c","task":0,"discoverTimestamp":1}}"#;
+        let record = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
+        let told = told::<StatusTopic>(&[
+            record("status-connector-c", Some(running)),
+            record("status-connector-c", Some(running)),
+            record("status-task-c-0", Some(running)),
+            record("status-topic-t:connector-c", Some(topic)),
+            record("status-topic-t:connector-c", Some(topic)),
+            record("status-topic-t:connector-c", None),
+            record("status-task-c-0", None),
+        ]);
+        assert_eq!(
+            told,
+            [
+                vec!["connector_status_changed"],
+                vec![],
+                vec!["task_status_changed"],
+                vec!["topic_activated"],
+                vec![],
+                vec!["topic_reset"],
+                vec!["task_status_changed"],
+            ]
+        );
+    }
+
+    #[test]
+    fn offsets_records_name_their_connector() {
+        let mut history = History::<OffsetsTopic>::new();
+        let key = br#"["src",{"file":"a"}]"#;
+        let (_, changes) = history
+            .handle_record(Record::new(key, Some(br#"{"pos":1}"#), 0))
+            .unwrap();
+        assert_eq!(changes[0].connector.as_deref(), Some("src"));
+        assert_eq!(changes[0].kind.name(), "offsets_committed");
+        let (_, changes) = history
+            .handle_record(Record::new(b"junk", None, 1))
+            .unwrap();
+        assert_eq!(changes[0].connector, None);
+        assert_eq!(changes[0].kind.name(), "offsets_reset");
+        // A redelivery changes nothing and tells nothing.
+        let (_, changes) = history
+            .handle_record(Record::new(key, Some(br#"{"pos":9}"#), 0))
+            .unwrap();
+        assert!(changes.is_empty());
+    }
+}
