@@ -128,18 +128,10 @@ pub enum ChangeKind {
         /// The topic.
         topic: String,
     },
-    /// An offsets record stored a source offset.
-    OffsetWritten {
-        /// The raw key.
-        key: Vec<u8>,
-        /// The raw value.
-        value: Vec<u8>,
-    },
+    /// An offsets record stored a source offset (the record's key and value say which).
+    OffsetWritten,
     /// An offsets tombstone removed a source offset.
-    OffsetRemoved {
-        /// The raw key.
-        key: Vec<u8>,
-    },
+    OffsetRemoved,
 }
 
 impl ChangeKind {
@@ -162,8 +154,8 @@ impl ChangeKind {
             Self::TaskStatusChanged { .. } => "task_status_changed",
             Self::TopicActivated { .. } => "topic_activated",
             Self::TopicReset { .. } => "topic_reset",
-            Self::OffsetWritten { .. } => "offsets_committed",
-            Self::OffsetRemoved { .. } => "offsets_reset",
+            Self::OffsetWritten => "offsets_committed",
+            Self::OffsetRemoved => "offsets_reset",
         }
     }
 }

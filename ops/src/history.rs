@@ -273,11 +273,11 @@ impl Teller<'_, '_> {
                 continue;
             }
             match change.kind {
-                ChangeKind::OffsetWritten { key, value } => {
-                    self.extend_run(change.connector, false, key, Some(value), position)?
+                ChangeKind::OffsetWritten => {
+                    self.extend_run(change.connector, false, record, position)?
                 }
-                ChangeKind::OffsetRemoved { key } => {
-                    self.extend_run(change.connector, true, key, None, position)?
+                ChangeKind::OffsetRemoved => {
+                    self.extend_run(change.connector, true, record, position)?
                 }
                 kind => {
                     self.close_run(&change.connector)?;
@@ -337,8 +337,7 @@ impl Teller<'_, '_> {
         &mut self,
         connector: Option<String>,
         reset: bool,
-        key: Vec<u8>,
-        value: Option<Vec<u8>>,
+        record: &DumpRecord,
         position: Position,
     ) -> Result<(), HistoryError> {
         if self
@@ -353,14 +352,16 @@ impl Teller<'_, '_> {
             records: 0,
             partitions: BTreeSet::new(),
             first: position,
-            first_value: value.clone(),
+            first_value: record.payload.clone(),
             last: position,
             last_value: None,
         });
         run.records += 1;
-        run.partitions.insert(key_hash(&key));
+        run.partitions
+            .insert(key_hash(record.key.as_deref().unwrap_or_default()));
         run.last = position;
-        run.last_value = value;
+        // Reuses the buffer of the value before: no allocation per record of a run.
+        run.last_value.clone_from(&record.payload);
         Ok(())
     }
 

@@ -29,11 +29,8 @@ impl Chronicle for OffsetsTopic {
             KeyShape::NullPartition | KeyShape::Ignored(_) => None,
         };
         let kind = match record.value {
-            Some(value) => ChangeKind::OffsetWritten {
-                key: key.to_vec(),
-                value: value.to_vec(),
-            },
-            None => ChangeKind::OffsetRemoved { key: key.to_vec() },
+            Some(_) => ChangeKind::OffsetWritten,
+            None => ChangeKind::OffsetRemoved,
         };
         out.push(Change { connector, kind });
     }
