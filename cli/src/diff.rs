@@ -20,7 +20,7 @@ pub struct DiffArgs {
     /// Output format: readable lines, or one JSON object.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Show config values whose names look secret; masked as "[hidden]" otherwise.
+    /// Show config values whose names look secret; masked as `[hidden]` otherwise.
     #[arg(long)]
     pub show_secrets: bool,
     /// Side A's source options, then `--against`, then side B's: each side takes the options

@@ -29,7 +29,7 @@ pub struct HistoryArgs {
     #[arg(long, value_name = "OFFSET|TIME", value_parser = parse_point)]
     pub until: Option<Point>,
     /// Show config values whose names look secret (password, secret, key, token,
-    /// credential, jaas); masked as "[hidden]" otherwise.
+    /// credential, jaas); masked as `[hidden]` otherwise.
     #[arg(long)]
     pub show_secrets: bool,
     /// Output format: one line per change, or the JSON contract (written as it is known).
