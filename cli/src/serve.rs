@@ -201,11 +201,6 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
                 .into(),
         ));
     }
-    if dumps && args.allow_writes {
-        return Err(CliError::Input(
-            "--allow-writes needs a live cluster or --demo: dumps cannot be written".into(),
-        ));
-    }
     // A past state is read once and served as it was: nothing to tail, nothing to write.
     let past = args.source.as_of.is_some();
     if past && (args.demo || args.allow_writes) {
@@ -213,6 +208,11 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             "--as-of serves a past state of dumps or a cluster, read-only: it takes neither \
              --demo nor --allow-writes"
                 .into(),
+        ));
+    }
+    if dumps && args.allow_writes {
+        return Err(CliError::Input(
+            "--allow-writes needs a live cluster or --demo: dumps cannot be written".into(),
         ));
     }
     // The demo runs its story on a runtime of its own, so it is built first.

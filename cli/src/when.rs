@@ -62,9 +62,14 @@ mod tests {
             Ok(Point::Time(1_796_117_400_000)),
             "no offset from UTC: UTC"
         );
-        assert_eq!(parse_point("2026-12-01"), Ok(Point::Time(1_796_083_200_000)));
+        assert_eq!(
+            parse_point("2026-12-01"),
+            Ok(Point::Time(1_796_083_200_000))
+        );
         assert!(parse_point("yesterday").unwrap_err().contains("RFC 3339"));
-        assert!(parse_point("1969-12-31T00:00:00Z").unwrap_err().contains("1970"));
+        assert!(parse_point("1969-12-31T00:00:00Z")
+            .unwrap_err()
+            .contains("1970"));
         assert!(parse_point("-5").is_err());
         assert!(parse_point("99999999999999999999").is_err());
         assert_eq!(show_time(1_796_117_400_250), "2026-12-01T09:30:00.250Z");

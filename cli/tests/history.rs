@@ -470,6 +470,32 @@ fn as_of_the_crash_the_connector_is_inconsistent_and_diff_says_what_changed() {
         .unwrap()
         .contains(&json!(connector)));
 
+    // serve answers Connect's REST API as of then: no tasks while the connector is
+    // inconsistent (as Java answers); now its three. Writes are refused with it.
+    let then = common::Server::start(&{
+        let mut a = config.clone();
+        a.extend(["--as-of".into(), offset.to_string()]);
+        a
+    });
+    let (status, info) = then.answer("GET", &format!("/connectors/{connector}"));
+    assert_eq!((status, &info.unwrap()["tasks"]), (200, &json!([])));
+    let (status, past_offset, _) = then.call("GET", "/connectors");
+    assert_eq!((status, past_offset), (200, Some(offset + 1)));
+    drop(then);
+    let now = common::Server::start(&config);
+    let (_, info) = now.answer("GET", &format!("/connectors/{connector}"));
+    assert_eq!(info.unwrap()["tasks"].as_array().unwrap().len(), 3);
+    drop(now);
+    let mut writable = args(&["serve"], config.clone());
+    writable.extend([
+        "--as-of".into(),
+        offset.to_string(),
+        "--allow-writes".into(),
+    ]);
+    let (code, _, err) = binary(&writable);
+    assert_eq!(code, 2);
+    assert!(err.contains("read-only"), "{err}");
+
     // doctor as of the crash finds the inconsistency; now it does not.
     let doctor = |extra: &[&str]| {
         let mut a = args(&["doctor", "--format", "json"], config.clone());
