@@ -1118,3 +1118,106 @@ fn a_kcat_dump_replays_to_what_inspect_reads() {
         );
     }
 }
+
+/// `history` over the live cluster tells a connector's life as Java's workers wrote it, with
+/// the broker's timestamps, one stream per partition; `inspect --as-of` a time before the
+/// connector existed does not list it, and `diff` between then and now names it.
+#[test]
+#[ignore = "needs the local cluster: set CONNECT_STATE_TEST_CLUSTER (see .ci/run)"]
+fn history_tells_what_java_wrote() {
+    let cluster = Cluster::from_env();
+    let java = Java {
+        url: &cluster.connect()[0],
+    };
+    let dir = scratch("history");
+    let input = dir.join("in.txt");
+    lines_file(&input, 5);
+    let topic = common::unique_topic("e2e-history");
+    let c = name("e2e-history-src");
+    let c = c.as_str();
+    let now_ms = || {
+        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        since.unwrap().as_millis() as i64
+    };
+    // The broker stamps records with the producers' clocks, on this machine.
+    let before = now_ms() - 1;
+    java.put_config(c, &source_config(&input, &topic));
+    java.wait_state(c, "RUNNING", 1, "RUNNING");
+    assert_eq!(java.action("PUT", c, "/pause"), 202);
+    java.wait_state(c, "PAUSED", 1, "PAUSED");
+    let entries = eventually("history telling the pause", WAIT, || {
+        let mut args: Vec<String> = ["history", "--format", "json", "--connector", c]
+            .map(String::from)
+            .into();
+        args.extend(cluster.topic_args(""));
+        let (code, out, err) = connect_state(&args);
+        if code != 0 {
+            return Err(err);
+        }
+        let doc: Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+        let entries = doc["entries"].as_array().cloned().unwrap_or_default();
+        let kinds: Vec<&str> = entries.iter().filter_map(|e| e["kind"].as_str()).collect();
+        let paused = entries
+            .iter()
+            .any(|e| e["kind"] == "target_state_changed" && e["to"] == "PAUSED");
+        let status_paused = entries
+            .iter()
+            .any(|e| e["kind"] == "connector_status_changed" && e["to"]["state"] == "PAUSED");
+        let committed = kinds.contains(&"offsets_committed");
+        (paused && status_paused && committed)
+            .then_some(entries.clone())
+            .ok_or(format!("{kinds:?}"))
+    });
+    let kinds: Vec<&str> = entries.iter().filter_map(|e| e["kind"].as_str()).collect();
+    for kind in [
+        "connector_created",
+        "tasks_committed",
+        "connector_status_changed",
+        "task_status_changed",
+        "target_state_changed",
+        "offsets_committed",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    for entry in &entries {
+        assert_eq!(entry["connector"], json!(c));
+        let ts = entry["timestamp"]
+            .as_i64()
+            .expect("the broker stamps every record");
+        assert!(ts >= before, "{entry}");
+    }
+    let first = |kind: &str| kinds.iter().position(|k| *k == kind).unwrap();
+    assert!(first("connector_created") < first("tasks_committed"));
+    assert!(first("tasks_committed") < first("target_state_changed"));
+    let running = entries
+        .iter()
+        .find(|e| e["kind"] == "task_status_changed")
+        .unwrap();
+    assert_eq!(running["to"]["state"], "RUNNING");
+    assert!(running["to"]["worker_id"].is_string());
+
+    // As of before the connector existed: not there; diff names it.
+    let then = show_time(before);
+    let past = inspect(&cluster, "", &["--as-of", &then]);
+    assert!(!past["config"]["connectors"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(c)));
+    let mut args: Vec<String> = ["diff", "--format", "json"].map(String::from).into();
+    args.extend(cluster.topic_args(""));
+    args.extend(["--as-of".into(), then, "--against".into()]);
+    args.extend(cluster.topic_args(""));
+    let (code, out, err) = connect_state(&args);
+    assert_eq!(code, 1, "{err}");
+    let difference: Value = serde_json::from_str(&out).unwrap();
+    assert!(difference["only_in_b"]
+        .as_array()
+        .unwrap()
+        .contains(&json!(c)));
+    assert_eq!(java.action("DELETE", c, ""), 204);
+}
+
+/// A time as `--as-of` takes it.
+fn show_time(ms: i64) -> String {
+    connect_state_cli::when::show_time(ms)
+}
