@@ -10,7 +10,7 @@ use connect_state_ops::history::{self, Entry, Options, RecordStream, Summary, To
 use serde_json::Value;
 
 use crate::kcat::{DumpReader, DumpRecord};
-use crate::source::{open_dump, topic_kind, topic_name, SourceArgs};
+use crate::source::{open_dump, topic_kind, SourceArgs};
 use crate::table::shown;
 use crate::when::{parse_point, show_time};
 use crate::{CliError, Format};
@@ -72,36 +72,19 @@ type Teller<'t> = dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), Cl
 /// Opens one record stream per topic of `source` (per partition for a live topic) and hands
 /// them to `tell`.
 fn with_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliError> {
-    match (source.from_dump.is_empty(), source.is_live()) {
-        (false, false) => {
-            let mut streams: Vec<(TopicKind, RecordStream<'_>)> = Vec::new();
-            let mut seen = BTreeSet::new();
-            for (topic, file) in &source.from_dump {
-                if !seen.insert(*topic) {
-                    return Err(CliError::Input(format!(
-                        "--from-dump names the {} topic twice",
-                        topic_name(*topic)
-                    )));
-                }
-                let reader = open_dump(file, source.dump.options())?;
-                let stream = DumpStream {
-                    reader: Some(reader),
-                    name: file.display().to_string(),
-                };
-                streams.push((topic_kind(*topic), Box::new(stream)));
-            }
-            tell(streams)
-        }
-        (true, true) => live_streams(source, tell),
-        (true, false) => Err(CliError::Input(
-            "give topic dumps (--from-dump config=FILE ...) or a live cluster \
-             (--bootstrap-servers HOST:PORT --config-topic ...)"
-                .into(),
-        )),
-        (false, true) => Err(CliError::Input(
-            "give either --from-dump files or --bootstrap-servers, not both".into(),
-        )),
+    if source.live_or_dumps()? {
+        return live_streams(source, tell);
     }
+    let mut streams: Vec<(TopicKind, RecordStream<'_>)> = Vec::new();
+    for (topic, file) in source.dumps()? {
+        let reader = open_dump(file, source.dump.options())?;
+        let stream = DumpStream {
+            reader: Some(reader),
+            name: file.display().to_string(),
+        };
+        streams.push((topic_kind(topic), Box::new(stream)));
+    }
+    tell(streams)
 }
 
 /// A dump read as a stream; its skipped lines are reported on stderr when it ends.
@@ -236,15 +219,8 @@ mod live {
 
         fn next(&mut self) -> Option<Self::Item> {
             loop {
-                if let Some(r) = self.buffer.pop_front() {
-                    return Some(Ok(DumpRecord {
-                        line: 0,
-                        partition: r.partition,
-                        offset: r.offset,
-                        key: r.key,
-                        payload: r.value,
-                        timestamp: r.timestamp,
-                    }));
+                if let Some(record) = self.buffer.pop_front() {
+                    return Some(Ok(DumpRecord::from(record)));
                 }
                 if self.next >= self.end {
                     return None;

@@ -148,9 +148,9 @@ impl SourceArgs {
         }
     }
 
-    /// Reads the topics `wanted` that this source has (a topic not given is left out). Fails
-    /// when neither dumps nor a cluster are given, or both.
-    pub fn load(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+    /// Whether the topics come from dumps (`Ok(false)`) or a live cluster (`Ok(true)`). Fails
+    /// when neither are given, or both.
+    pub fn live_or_dumps(&self) -> Result<bool, CliError> {
         match (self.from_dump.is_empty(), self.is_live()) {
             (true, false) => Err(CliError::Input(
                 "give topic dumps (--from-dump config=FILE ...) or a live cluster \
@@ -160,27 +160,44 @@ impl SourceArgs {
             (false, true) => Err(CliError::Input(
                 "give either --from-dump files or --bootstrap-servers, not both".into(),
             )),
-            (false, false) => self.load_dumps(wanted),
-            (true, true) => self.load_live(wanted),
+            (false, false) => Ok(false),
+            (true, true) => Ok(true),
+        }
+    }
+
+    /// The `--from-dump` files by topic; fails when a topic is named twice.
+    pub fn dumps(&self) -> Result<Vec<(Topic, &PathBuf)>, CliError> {
+        let mut seen = BTreeSet::new();
+        self.from_dump
+            .iter()
+            .map(|(topic, file)| match seen.insert(*topic) {
+                true => Ok((*topic, file)),
+                false => Err(CliError::Input(format!(
+                    "--from-dump names the {} topic twice",
+                    topic_name(*topic)
+                ))),
+            })
+            .collect()
+    }
+
+    /// Reads the topics `wanted` that this source has (a topic not given is left out). Fails
+    /// when neither dumps nor a cluster are given, or both.
+    pub fn load(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+        match self.live_or_dumps()? {
+            false => self.load_dumps(wanted),
+            true => self.load_live(wanted),
         }
     }
 
     fn load_dumps(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
         let mut topics = Topics::default();
-        let mut seen = BTreeSet::new();
-        for (topic, file) in &self.from_dump {
-            if !seen.insert(*topic) {
-                return Err(CliError::Input(format!(
-                    "--from-dump names the {} topic twice",
-                    topic_name(*topic)
-                )));
-            }
-            if !wanted.contains(topic) {
+        for (topic, file) in self.dumps()? {
+            if !wanted.contains(&topic) {
                 continue;
             }
             let dump = open_dump(file, self.dump.options())?;
             let name = file.display().to_string();
-            let mut cut = self.cut(*topic)?;
+            let mut cut = self.cut(topic)?;
             let cut = cut.as_mut();
             match topic {
                 Topic::Config => topics.config = Some(replay_dump(name, dump, cut)?),

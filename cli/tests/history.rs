@@ -31,14 +31,7 @@ fn partitions(cluster: &Arc<Mutex<MemoryCluster>>, topic: &str) -> BTreeMap<i32,
             let mut next = 0;
             while next < end {
                 let batch = transport.fetch(topic, partition, next, 1000).await.unwrap();
-                records.extend(batch.records.into_iter().map(|r| DumpRecord {
-                    line: 0,
-                    partition: r.partition,
-                    offset: r.offset,
-                    key: r.key,
-                    payload: r.value,
-                    timestamp: r.timestamp,
-                }));
+                records.extend(batch.records.into_iter().map(DumpRecord::from));
                 next = batch.next_offset;
             }
             out.insert(partition, records);

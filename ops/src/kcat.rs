@@ -40,6 +40,20 @@ impl DumpRecord {
     }
 }
 
+impl From<connect_state_store::FetchedRecord> for DumpRecord {
+    /// A record fetched from a topic, as a dump would hold it (line 0: no line).
+    fn from(record: connect_state_store::FetchedRecord) -> Self {
+        Self {
+            line: 0,
+            partition: record.partition,
+            offset: record.offset,
+            key: record.key,
+            payload: record.value,
+            timestamp: record.timestamp,
+        }
+    }
+}
+
 /// A line that is not a valid dump record.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {problem}")]
