@@ -23,6 +23,7 @@ use engine::config::{Inconsistency, Properties, TargetState, MAX_LISTED_MISSING}
 use engine::history::{Change, ChangeKind, Chronicle, History, PropertyChange};
 use engine::json::{JsonValue, Natural};
 use engine::status::Status;
+use engine::Record;
 use serde_json::{json, Map, Value};
 
 use crate::cut::Point;
@@ -169,24 +170,21 @@ pub enum HistoryError {
     Output(#[from] std::io::Error),
 }
 
+/// Where entries go as they are known.
+pub type Sink<'s> = dyn FnMut(Entry) -> std::io::Result<()> + 's;
+
 /// Tells the history of `streams` (each tagged with its topic; one or more per topic, a
 /// partition's records all in one stream), handing each entry to `sink` as soon as it is
 /// known. Streams of one topic are applied to one machine.
 pub fn tell(
     streams: Vec<(TopicKind, RecordStream<'_>)>,
     options: &Options,
-    sink: &mut dyn FnMut(Entry) -> std::io::Result<()>,
+    sink: &mut Sink<'_>,
 ) -> Result<Summary, HistoryError> {
-    let mut teller = Teller {
-        options,
-        config: History::new(),
-        status: History::new(),
-        offsets: History::new(),
-        runs: BTreeMap::new(),
-        gaps: BTreeMap::new(),
-        summary: Summary::default(),
-        sink,
-    };
+    let mut config = History::<engine::config::ConfigTopic>::new();
+    let mut status = History::<engine::status::StatusTopic>::new();
+    let mut offsets = History::<engine::offsets::OffsetsTopic>::new();
+    let mut narrator = Narrator::new(options.clone());
     let mut heads: Vec<(TopicKind, Option<DumpRecord>, RecordStream<'_>)> = Vec::new();
     for (topic, mut stream) in streams {
         let head = stream.next().transpose().map_err(HistoryError::Input)?;
@@ -207,12 +205,19 @@ pub fn tell(
         let (topic, head, stream) = &mut heads[i];
         let record = head.take().expect("the chosen head holds a record");
         *head = stream.next().transpose().map_err(HistoryError::Input)?;
-        teller.record(*topic, &record)?;
+        let core = record.as_record();
+        let changes = match topic {
+            TopicKind::Config => handle(&mut config, core)?,
+            TopicKind::Status => handle(&mut status, core)?,
+            TopicKind::Offsets => handle(&mut offsets, core)?,
+        };
+        narrator.narrate(*topic, &core, changes, sink)?;
     }
-    teller.finish()
+    narrator.finish(sink)
 }
 
 /// An offsets run being gathered.
+#[derive(Debug, Clone)]
 struct Run {
     reset: bool,
     records: u64,
@@ -224,27 +229,40 @@ struct Run {
     last_value: Option<Vec<u8>>,
 }
 
-struct Teller<'o, 's> {
-    options: &'o Options,
-    config: History<engine::config::ConfigTopic>,
-    status: History<engine::status::StatusTopic>,
-    offsets: History<engine::offsets::OffsetsTopic>,
+/// Turns the changes records made into entries: filters them, groups offsets records into
+/// runs, notes the gaps of each partition. Whoever applies the records (a [`History`] per
+/// topic) hands it each record with its changes, in the order they are to be told.
+#[derive(Debug)]
+pub struct Narrator {
+    options: Options,
     runs: BTreeMap<Option<String>, Run>,
     gaps: BTreeMap<(TopicKind, i32), (i64, Compacted)>,
     summary: Summary,
-    sink: &'s mut dyn FnMut(Entry) -> std::io::Result<()>,
 }
 
-impl Teller<'_, '_> {
-    fn record(&mut self, topic: TopicKind, record: &DumpRecord) -> Result<(), HistoryError> {
+impl Narrator {
+    /// A narrator listing what `options` selects.
+    pub fn new(options: Options) -> Self {
+        Self {
+            options,
+            runs: BTreeMap::new(),
+            gaps: BTreeMap::new(),
+            summary: Summary::default(),
+        }
+    }
+
+    /// Tells one record of `topic`: `changes` is what applying it changed (`None`: the machine
+    /// skipped it). Entries that are complete go to `sink`; an offsets record joins its
+    /// connector's run. Fails for a record without timestamp when a bound is a time.
+    pub fn narrate(
+        &mut self,
+        topic: TopicKind,
+        record: &Record<'_>,
+        changes: Option<Vec<Change>>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), HistoryError> {
         self.summary.records += 1;
         self.note_gap(topic, record);
-        let core = record.as_record();
-        let changes = match topic {
-            TopicKind::Config => handle(&mut self.config, core)?,
-            TopicKind::Status => handle(&mut self.status, core)?,
-            TopicKind::Offsets => handle(&mut self.offsets, core)?,
-        };
         let Some(changes) = changes else {
             self.summary.skipped += 1;
             return Ok(());
@@ -253,7 +271,8 @@ impl Teller<'_, '_> {
         if record.timestamp.is_none() && (timed(&self.options.since) || timed(&self.options.until))
         {
             return Err(HistoryError::Input(format!(
-                "the {} record at offset {} (partition {}) has no timestamp, so it cannot be                  placed in time: bound the history by offset instead",
+                "the {} record at offset {} (partition {}) has no timestamp, so it cannot be \
+                 placed in time: bound the history by offset instead",
                 topic.name(),
                 record.offset,
                 record.partition
@@ -274,27 +293,69 @@ impl Teller<'_, '_> {
             }
             match change.kind {
                 ChangeKind::OffsetWritten => {
-                    self.extend_run(change.connector, false, record, position)?
+                    self.extend_run(change.connector, false, record, position, sink)?
                 }
                 ChangeKind::OffsetRemoved => {
-                    self.extend_run(change.connector, true, record, position)?
+                    self.extend_run(change.connector, true, record, position, sink)?
                 }
                 kind => {
-                    self.close_run(&change.connector)?;
+                    self.close_run(&change.connector, sink)?;
                     let entry = Entry {
                         position,
                         kind: kind.name(),
                         details: details(&kind, self.options.show_secrets),
                         connector: change.connector,
                     };
-                    self.emit(entry)?;
+                    self.emit(entry, sink)?;
                 }
             }
         }
         Ok(())
     }
 
-    fn within(&self, record: &DumpRecord) -> bool {
+    /// The entries of the runs still open (each as it would be told if it ended now), in the
+    /// order of their last records.
+    pub fn open_runs(&self) -> Vec<Entry> {
+        let mut open: Vec<(&Option<String>, &Run)> = self.runs.iter().collect();
+        open.sort_by_key(|(_, run)| {
+            (
+                run.last.timestamp.unwrap_or(i64::MIN),
+                run.last.partition,
+                run.last.offset,
+            )
+        });
+        open.into_iter()
+            .map(|(connector, run)| run_entry(connector.clone(), run.clone()))
+            .collect()
+    }
+
+    /// What was read so far (entries, records, skips; the compaction notices of
+    /// [`finish`](Self::finish) are not gathered yet).
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Ends the telling: the open runs go to `sink`, in the order of their last records; the
+    /// summary lists the partitions with gaps.
+    pub fn finish(mut self, sink: &mut Sink<'_>) -> Result<Summary, HistoryError> {
+        for entry in self.open_runs() {
+            self.emit(entry, sink)?;
+        }
+        self.runs.clear();
+        self.summary.compacted = self.compacted();
+        Ok(self.summary)
+    }
+
+    /// The partitions whose offsets had gaps so far.
+    pub fn compacted(&self) -> Vec<Compacted> {
+        self.gaps
+            .values()
+            .map(|(_, compacted)| compacted.clone())
+            .filter(|compacted| compacted.gaps > 0)
+            .collect()
+    }
+
+    fn within(&self, record: &Record<'_>) -> bool {
         let after = |bound: Point| match bound {
             Point::Offset(offset) => record.offset >= offset,
             Point::Time(time) => record.timestamp.is_some_and(|ts| ts >= time),
@@ -311,7 +372,7 @@ impl Teller<'_, '_> {
             || connector.is_some_and(|c| self.options.connectors.contains(c))
     }
 
-    fn note_gap(&mut self, topic: TopicKind, record: &DumpRecord) {
+    fn note_gap(&mut self, topic: TopicKind, record: &Record<'_>) {
         let (next, compacted) = self
             .gaps
             .entry((topic, record.partition))
@@ -337,69 +398,57 @@ impl Teller<'_, '_> {
         &mut self,
         connector: Option<String>,
         reset: bool,
-        record: &DumpRecord,
+        record: &Record<'_>,
         position: Position,
+        sink: &mut Sink<'_>,
     ) -> Result<(), HistoryError> {
         if self
             .runs
             .get(&connector)
             .is_some_and(|run| run.reset != reset)
         {
-            self.close_run(&connector)?;
+            self.close_run(&connector, sink)?;
         }
         let run = self.runs.entry(connector).or_insert_with(|| Run {
             reset,
             records: 0,
             partitions: BTreeSet::new(),
             first: position,
-            first_value: record.payload.clone(),
+            first_value: record.value.map(<[u8]>::to_vec),
             last: position,
             last_value: None,
         });
         run.records += 1;
         run.partitions
-            .insert(key_hash(record.key.as_deref().unwrap_or_default()));
+            .insert(key_hash(record.key.unwrap_or_default()));
         run.last = position;
         // Reuses the buffer of the value before: no allocation per record of a run.
-        run.last_value.clone_from(&record.payload);
+        match (&mut run.last_value, record.value) {
+            (Some(last), Some(value)) => {
+                last.clear();
+                last.extend_from_slice(value);
+            }
+            (last, value) => *last = value.map(<[u8]>::to_vec),
+        }
         Ok(())
     }
 
-    fn close_run(&mut self, connector: &Option<String>) -> Result<(), HistoryError> {
+    fn close_run(
+        &mut self,
+        connector: &Option<String>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), HistoryError> {
         let Some(run) = self.runs.remove(connector) else {
             return Ok(());
         };
         let entry = run_entry(connector.clone(), run);
-        self.emit(entry)
+        self.emit(entry, sink)
     }
 
-    fn emit(&mut self, entry: Entry) -> Result<(), HistoryError> {
+    fn emit(&mut self, entry: Entry, sink: &mut Sink<'_>) -> Result<(), HistoryError> {
         self.summary.entries += 1;
-        (self.sink)(entry)?;
+        sink(entry)?;
         Ok(())
-    }
-
-    fn finish(mut self) -> Result<Summary, HistoryError> {
-        // Open runs end with the input, told in the order of their last records.
-        let mut open: Vec<(Option<String>, Run)> =
-            std::mem::take(&mut self.runs).into_iter().collect();
-        open.sort_by_key(|(_, run)| {
-            (
-                run.last.timestamp.unwrap_or(i64::MIN),
-                run.last.partition,
-                run.last.offset,
-            )
-        });
-        for (connector, run) in open {
-            let entry = run_entry(connector, run);
-            self.emit(entry)?;
-        }
-        self.summary.compacted = std::mem::take(&mut self.gaps)
-            .into_values()
-            .map(|(_, compacted)| compacted)
-            .filter(|compacted| compacted.gaps > 0)
-            .collect();
-        Ok(self.summary)
     }
 }
 
