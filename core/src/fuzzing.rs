@@ -145,6 +145,7 @@ where
 fn chronicle<T: Chronicle>(data: &[u8])
 where
     T::Snapshot: PartialEq + core::fmt::Debug,
+    T::Skip: core::fmt::Debug,
 {
     let mut plain = TopicLog::<T>::new();
     let mut history = History::<T>::new();
@@ -161,7 +162,7 @@ where
         };
         let expected = plain.handle_record(record);
         while plain.poll_event().is_some() {}
-        match history.handle_record(record) {
+        match history.apply(record) {
             Ok((outcome, changes)) => {
                 assert_eq!(Ok(outcome.is_applied()), expected.map(|o| o.is_applied()));
                 assert!(outcome.is_applied() || changes.is_empty());
@@ -170,6 +171,10 @@ where
         }
     }
     assert_eq!(history.log().snapshot(), plain.snapshot());
+    // Driven as a machine (in a store), with its checkpoint.
+    drive(data, History::<T>::new(), |b| {
+        <History<T> as TopicMachine>::restore(b).ok()
+    });
 }
 
 /// The config machine's invariants, plus its snapshot's internal consistency.

@@ -15,12 +15,14 @@
 //! ([`ChangeKind::OffsetWritten`], [`ChangeKind::OffsetRemoved`]); grouping them into runs is
 //! for the reader of the history.
 
+use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::checkpoint::CheckpointError;
 use crate::config::{Inconsistency, Properties, TargetState};
 use crate::json::JsonValue;
-use crate::machine::{Topic, TopicLog};
+use crate::machine::{Topic, TopicLog, TopicMachine};
 use crate::status::Status;
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
@@ -205,6 +207,10 @@ pub trait Chronicle: Topic {
     /// What [`before`](Self::before) keeps of the state (cheap: shared values, no deep copy).
     type Before;
 
+    /// Whether a [`Told`] keeps the record's key and value (for readers that group records
+    /// by them).
+    const KEEPS_BYTES: bool = false;
+
     /// The part of the state `record`'s key touches, before the record is applied.
     fn before(&self, record: &Record<'_>) -> Self::Before;
 
@@ -222,8 +228,45 @@ pub trait Chronicle: Topic {
 
 /// A topic's state machine that also says what each record changed. See the
 /// [module docs](self).
+///
+/// Drive it with [`apply`](Self::apply), which returns each record's changes, or as a
+/// [`TopicMachine`] (in a store), whose events are [`Told`]: one per record, with its changes.
 pub struct History<T: Chronicle> {
     log: TopicLog<T>,
+    told: VecDeque<Told>,
+}
+
+/// One record as a [`History`] driven as a [`TopicMachine`] tells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Told {
+    /// The record's partition.
+    pub partition: i32,
+    /// Its offset.
+    pub offset: i64,
+    /// Its timestamp, when known.
+    pub timestamp: Option<i64>,
+    /// Its key and value, kept only for the topics whose readers group records by them (the
+    /// offsets topic: runs of commits); `None` otherwise.
+    pub bytes: Option<(Option<Vec<u8>>, Option<Vec<u8>>)>,
+    /// What it changed; `None` when it was skipped (as Java skips it) or a redelivery.
+    pub changes: Option<Vec<Change>>,
+}
+
+impl Told {
+    /// The record (without key and value when they were not kept).
+    pub fn record(&self) -> Record<'_> {
+        let (key, value) = match &self.bytes {
+            Some((key, value)) => (key.as_deref(), value.as_deref()),
+            None => (None, None),
+        };
+        Record {
+            key,
+            value,
+            offset: self.offset,
+            partition: self.partition,
+            timestamp: self.timestamp,
+        }
+    }
 }
 
 impl<T: Chronicle> Default for History<T> {
@@ -236,14 +279,21 @@ impl<T: Chronicle> History<T> {
     /// A history at the start of the topic. Its log is caught up from the start (history has
     /// no start-up catch-up: every record is told).
     pub fn new() -> Self {
-        let mut log = TopicLog::new();
+        Self::from_log(TopicLog::new())
+    }
+
+    /// A history going on from `log`'s state (marked caught up).
+    pub fn from_log(mut log: TopicLog<T>) -> Self {
         log.mark_caught_up();
-        Self { log }
+        Self {
+            log,
+            told: VecDeque::new(),
+        }
     }
 
     /// Applies one record as [`TopicLog::handle_record`] does and returns what it changed
     /// (nothing for a skipped or duplicate record). On `Err` nothing changed.
-    pub fn handle_record(
+    pub fn apply(
         &mut self,
         record: Record<'_>,
     ) -> Result<(RecordOutcome<T::Skip>, Vec<Change>), RecordError> {
@@ -271,6 +321,55 @@ impl<T: Chronicle> History<T> {
     }
 }
 
+impl<T: Chronicle> TopicMachine for History<T> {
+    type Event = Told;
+    type Skip = T::Skip;
+    type Snapshot = T::Snapshot;
+    type Diagnostics = T::Diagnostics;
+
+    /// [`apply`](Self::apply), queuing the record's [`Told`].
+    fn handle_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<T::Skip>, RecordError> {
+        let (outcome, changes) = self.apply(record)?;
+        let bytes = T::KEEPS_BYTES.then(|| {
+            (
+                record.key.map(<[u8]>::to_vec),
+                record.value.map(<[u8]>::to_vec),
+            )
+        });
+        self.told.push_back(Told {
+            partition: record.partition,
+            offset: record.offset,
+            timestamp: record.timestamp,
+            bytes,
+            changes: outcome.is_applied().then_some(changes),
+        });
+        Ok(outcome)
+    }
+    /// A history is caught up from the start.
+    fn mark_caught_up(&mut self) {}
+    fn is_caught_up(&self) -> bool {
+        true
+    }
+    fn poll_event(&mut self) -> Option<Told> {
+        self.told.pop_front()
+    }
+    fn snapshot(&self) -> T::Snapshot {
+        self.log.snapshot()
+    }
+    fn next_fetch_offset(&self, partition: i32) -> i64 {
+        self.log.next_fetch_offset(partition)
+    }
+    fn diagnostics(&self) -> T::Diagnostics {
+        self.log.diagnostics()
+    }
+    fn checkpoint(&self) -> Vec<u8> {
+        self.log.checkpoint()
+    }
+    fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
+        TopicLog::restore(bytes).map(Self::from_log)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use alloc::string::ToString;
@@ -294,7 +393,7 @@ mod tests {
                     value.as_deref().map(str::as_bytes),
                     offset as i64,
                 );
-                let (_, changes) = history.handle_record(record).unwrap();
+                let (_, changes) = history.apply(record).unwrap();
                 changes.iter().map(|c| c.kind.name()).collect()
             })
             .collect()
@@ -411,18 +510,16 @@ mod tests {
         let mut history = History::<OffsetsTopic>::new();
         let key = br#"["src",{"file":"a"}]"#;
         let (_, changes) = history
-            .handle_record(Record::new(key, Some(br#"{"pos":1}"#), 0))
+            .apply(Record::new(key, Some(br#"{"pos":1}"#), 0))
             .unwrap();
         assert_eq!(changes[0].connector.as_deref(), Some("src"));
         assert_eq!(changes[0].kind.name(), "offsets_committed");
-        let (_, changes) = history
-            .handle_record(Record::new(b"junk", None, 1))
-            .unwrap();
+        let (_, changes) = history.apply(Record::new(b"junk", None, 1)).unwrap();
         assert_eq!(changes[0].connector, None);
         assert_eq!(changes[0].kind.name(), "offsets_reset");
         // A redelivery changes nothing and tells nothing.
         let (_, changes) = history
-            .handle_record(Record::new(key, Some(br#"{"pos":9}"#), 0))
+            .apply(Record::new(key, Some(br#"{"pos":9}"#), 0))
             .unwrap();
         assert!(changes.is_empty());
     }

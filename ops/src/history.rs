@@ -465,7 +465,7 @@ fn handle<T: Chronicle>(
     record: engine::Record<'_>,
 ) -> Result<Option<Vec<Change>>, HistoryError> {
     let (outcome, changes) = history
-        .handle_record(record)
+        .apply(record)
         .map_err(|e| HistoryError::Input(e.to_string()))?;
     Ok(outcome.is_applied().then_some(changes))
 }

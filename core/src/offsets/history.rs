@@ -10,6 +10,7 @@ use crate::Record;
 
 impl Chronicle for OffsetsTopic {
     type Before = ();
+    const KEEPS_BYTES: bool = true;
 
     fn before(&self, _record: &Record<'_>) {}
 
