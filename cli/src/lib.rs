@@ -13,6 +13,8 @@ pub mod history;
 pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
+pub mod metrics;
+pub mod monitor;
 pub mod offsets;
 pub mod progress;
 pub mod replay;

@@ -35,9 +35,19 @@ pub fn replay<M: TopicMachine + Default>(
     records: impl IntoIterator<Item = Result<DumpRecord, DumpError>>,
     live_from: Option<i64>,
     single_partition: bool,
+    cut: Option<&mut Cut>,
+) -> Result<Replay<M>, CliError> {
+    replay_into(M::default(), records, live_from, single_partition, cut)
+}
+
+/// [`replay`] into `machine` (a fresh one the caller built).
+pub fn replay_into<M: TopicMachine>(
+    mut machine: M,
+    records: impl IntoIterator<Item = Result<DumpRecord, DumpError>>,
+    live_from: Option<i64>,
+    single_partition: bool,
     mut cut: Option<&mut Cut>,
 ) -> Result<Replay<M>, CliError> {
-    let mut machine = M::default();
     let mut events = Vec::new();
     for record in records {
         let record = record?;

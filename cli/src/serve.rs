@@ -20,11 +20,18 @@ use axum::routing::{get, put};
 use axum::{Json, Router};
 use clap::{ArgAction, Args};
 use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
-use engine::config::ConfigLog;
-use engine::offsets::OffsetLog;
-use engine::status::{StatusLog, TopicTracking};
+use std::collections::BTreeMap;
+
+use connect_state_ops::history::TopicKind;
+use connect_state_ops::index::Indexed;
+use connect_state_ops::topics::{Layout, TopicRead, Topics};
+use connect_state_ops::watch::{Recent, SharedRecent, Watched, DEFAULT_RECENT_ENTRIES};
+use engine::config::ConfigTopic;
+use engine::offsets::OffsetsTopic;
+use engine::status::{StatusTopic, TopicTracking};
 use engine::TopicMachine;
 
+use crate::monitor::Monitor;
 use crate::rest::{self, Answer, Views};
 use crate::source::SourceArgs;
 use crate::{CliError, Exit, Topic};
@@ -61,6 +68,14 @@ pub struct ServeArgs {
     /// The worker setting `topic.tracking.allow.reset`: `false` answers resets with 403.
     #[arg(long, default_value_t = true, action = ArgAction::Set, value_name = "BOOL")]
     pub topic_tracking_allow_reset: bool,
+    /// How many recent history entries the dashboard keeps per connector.
+    #[arg(long, default_value_t = DEFAULT_RECENT_ENTRIES as u64, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub ui_history: u64,
+    /// `/metrics` lists per-connector series for at most this many connectors (by name);
+    /// the others' are dropped and counted in `connect_state_metrics_dropped_connectors`.
+    #[arg(long, default_value_t = crate::metrics::DEFAULT_MAX_CONNECTORS, value_name = "N")]
+    pub metrics_max_connectors: usize,
     /// How often a live or demo source is read to its end, in milliseconds.
     #[arg(long, default_value_t = 500, value_name = "MS")]
     pub refresh_ms: u64,
@@ -85,6 +100,12 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
+    fn metrics_settings(&self) -> crate::metrics::Settings {
+        crate::metrics::Settings {
+            max_connectors: self.metrics_max_connectors,
+        }
+    }
+
     fn limits(&self) -> crate::http1::Limits {
         crate::http1::Limits {
             header_read: Duration::from_secs(self.header_read_timeout),
@@ -96,11 +117,17 @@ impl ServeArgs {
 
 type DynTransport = dyn Transport;
 
+/// A topic's machine in `serve`: the replay machine, telling the shared recent history, with
+/// the key index `doctor`'s findings cite.
+type Watch<T> = Indexed<Watched<T>>;
+
 /// The stores a tailed source keeps reading.
 struct Tail {
-    config: Store<ConfigLog, DynTransport>,
-    status: Option<Store<StatusLog, DynTransport>>,
-    offsets: Option<Store<OffsetLog, DynTransport>>,
+    config: Store<Watch<ConfigTopic>, DynTransport>,
+    status: Option<Store<Watch<StatusTopic>, DynTransport>>,
+    offsets: Option<Store<Watch<OffsetsTopic>, DynTransport>>,
+    layouts: BTreeMap<TopicKind, Layout>,
+    recent: SharedRecent,
 }
 
 impl Tail {
@@ -110,23 +137,48 @@ impl Tail {
         config: String,
         status: Option<String>,
         offsets: Option<String>,
+        recent: SharedRecent,
     ) -> Result<Self, CliError> {
+        let mut layouts = BTreeMap::new();
+        let config = start_store(
+            &transport,
+            config,
+            TopicRole::Config,
+            Indexed::new(Watched::new(TopicKind::Config, Arc::clone(&recent))),
+            &mut layouts,
+        )
+        .await?;
+        let status = match status {
+            Some(name) => {
+                let machine = Indexed::new(Watched::new(TopicKind::Status, Arc::clone(&recent)));
+                Some(start_store(&transport, name, TopicRole::Status, machine, &mut layouts).await?)
+            }
+            None => None,
+        };
+        let offsets = match offsets {
+            Some(name) => {
+                // Not indexed: a large offsets topic's keys are too many to keep twice.
+                let watched = Watched::new(TopicKind::Offsets, Arc::clone(&recent));
+                let machine = Indexed::unindexed(watched);
+                let role = TopicRole::Offsets;
+                Some(start_store(&transport, name, role, machine, &mut layouts).await?)
+            }
+            None => None,
+        };
         Ok(Self {
-            config: start_store(&transport, config, TopicRole::Config).await?,
-            status: match status {
-                Some(name) => Some(start_store(&transport, name, TopicRole::Status).await?),
-                None => None,
-            },
-            offsets: match offsets {
-                Some(name) => Some(start_store(&transport, name, TopicRole::Offsets).await?),
-                None => None,
-            },
+            config,
+            status,
+            offsets,
+            layouts,
+            recent,
         })
     }
 
-    /// Reads every topic to its end (events are not needed: the views are snapshots).
-    async fn refresh(&mut self) -> Result<(), CliError> {
+    /// Reads every topic to its end (events are not needed: the views are snapshots). Says
+    /// whether any read position moved.
+    async fn refresh(&mut self) -> Result<bool, CliError> {
         let err = |e: connect_state_store::StoreError| CliError::Input(format!("tailing: {e}"));
+        let before = self.positions();
         self.config.read_to_end().await.map_err(err)?;
         if let Some(s) = self.status.as_mut() {
             s.read_to_end().await.map_err(err)?;
@@ -134,7 +186,21 @@ impl Tail {
         if let Some(s) = self.offsets.as_mut() {
             s.read_to_end().await.map_err(err)?;
         }
-        Ok(())
+        Ok(self.positions() != before)
+    }
+
+    fn positions(&self) -> [BTreeMap<i32, i64>; 3] {
+        [
+            self.config.next_offsets(),
+            self.status
+                .as_ref()
+                .map(Store::next_offsets)
+                .unwrap_or_default(),
+            self.offsets
+                .as_ref()
+                .map(Store::next_offsets)
+                .unwrap_or_default(),
+        ]
     }
 
     fn views(&self) -> Views {
@@ -152,27 +218,81 @@ impl Tail {
                 .unwrap_or_default(),
         }
     }
+
+    /// `doctor`'s findings and the read figures, over copies of the machines (O(1) but for
+    /// the key indexes).
+    fn monitor(&self) -> Monitor {
+        fn read<M: TopicMachine + Clone>(
+            store: &Store<Indexed<M>, DynTransport>,
+            layouts: &BTreeMap<TopicKind, Layout>,
+            kind: TopicKind,
+        ) -> TopicRead<M> {
+            TopicRead {
+                name: store.settings().topic.clone(),
+                state: store.machine().clone(),
+                layout: layouts.get(&kind).cloned().unwrap_or(Layout::Dump {
+                    partitions_seen: store.next_offsets().into_keys().collect(),
+                }),
+                bad_lines: Default::default(),
+            }
+        }
+        let topics = Topics {
+            config: Some(read(&self.config, &self.layouts, TopicKind::Config)),
+            status: self
+                .status
+                .as_ref()
+                .map(|s| read(s, &self.layouts, TopicKind::Status)),
+            offsets: self
+                .offsets
+                .as_ref()
+                .map(|s| read(s, &self.layouts, TopicKind::Offsets)),
+        };
+        let [config, status, offsets] = self.positions();
+        Monitor::of(&topics, Some(Arc::clone(&self.recent)))
+            .with_positions(TopicKind::Config, config)
+            .with_positions(TopicKind::Status, status)
+            .with_positions(TopicKind::Offsets, offsets)
+    }
 }
 
-async fn start_store<M: TopicMachine + Default>(
+async fn start_store<M: TopicMachine>(
     transport: &Arc<DynTransport>,
     name: String,
     role: TopicRole,
+    machine: M,
+    layouts: &mut BTreeMap<TopicKind, Layout>,
 ) -> Result<Store<M, DynTransport>, CliError> {
     let mut settings = StoreSettings::new(name.clone(), role);
     settings.create_if_missing = false;
-    let mut store = Store::new(settings, Arc::clone(transport), M::default());
+    let mut store = Store::new(settings, Arc::clone(transport), machine);
     let bar = crate::progress::ReadBar::new(&name);
     store.set_progress(bar.observer());
     let started = store.start().await;
     bar.finish();
     started.map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
+    // The store's start refused what Java refuses; the description is for the findings.
+    if let Ok(Some(description)) = transport.describe_topic(&name).await {
+        let kind = match role {
+            TopicRole::Config => TopicKind::Config,
+            TopicRole::Status => TopicKind::Status,
+            TopicRole::Offsets => TopicKind::Offsets,
+        };
+        layouts.insert(
+            kind,
+            Layout::Described {
+                partitions: description.partitions,
+                cleanup_policy: description.cleanup_policy,
+            },
+        );
+    }
     Ok(store)
 }
 
 /// What the handlers share.
 struct App {
     views: RwLock<Views>,
+    monitor: RwLock<Arc<Monitor>>,
+    metrics: crate::metrics::Settings,
     tail: Option<tokio::sync::Mutex<Tail>>,
     tracking: TopicTracking,
     allow_writes: bool,
@@ -186,6 +306,19 @@ impl App {
     fn publish(&self, views: Views) {
         if let Ok(mut current) = self.views.write() {
             *current = views;
+        }
+    }
+
+    fn monitor(&self) -> Arc<Monitor> {
+        self.monitor
+            .read()
+            .map(|m| Arc::clone(&m))
+            .unwrap_or_default()
+    }
+
+    fn publish_monitor(&self, monitor: Monitor) {
+        if let Ok(mut current) = self.monitor.write() {
+            *current = Arc::new(monitor);
         }
     }
 }
@@ -222,7 +355,8 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     };
     let runtime = crate::runtime()?;
     runtime.block_on(async {
-        let (views, tail) = if let Some(demo) = demo {
+        let recent = Recent::shared(usize::try_from(args.ui_history).unwrap_or(usize::MAX));
+        let (views, monitor, tail) = if let Some(demo) = demo {
             let transport: Arc<DynTransport> =
                 Arc::new(connect_state_memory::MemoryTransport::new(demo.cluster));
             let tail = Tail::start(
@@ -230,17 +364,21 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
                 demo.config_topic,
                 Some(demo.status_topic),
                 Some(demo.offsets_topic),
+                recent,
             )
             .await?;
-            (tail.views(), Some(tail))
+            (tail.views(), tail.monitor(), Some(tail))
         } else if dumps || past {
-            (static_views(&args.source)?, None)
+            let (views, monitor) = static_views(&args.source, recent)?;
+            (views, monitor, None)
         } else {
-            let tail = start_live(&args.source).await?;
-            (tail.views(), Some(tail))
+            let tail = start_live(&args.source, recent).await?;
+            (tail.views(), tail.monitor(), Some(tail))
         };
         let app = Arc::new(App {
             views: RwLock::new(views),
+            monitor: RwLock::new(Arc::new(monitor)),
+            metrics: args.metrics_settings(),
             tail: tail.map(tokio::sync::Mutex::new),
             tracking: TopicTracking {
                 enable: args.topic_tracking_enable,
@@ -269,16 +407,25 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })
 }
 
-/// The views of dumps, or of a cluster's topics `--as-of` a past point, read once.
-fn static_views(source: &SourceArgs) -> Result<Views, CliError> {
-    let topics = source.load(&[Topic::Config, Topic::Status, Topic::Offsets])?;
+/// The views of dumps, or of a cluster's topics `--as-of` a past point, read once, with their
+/// monitor and recent history.
+fn static_views(source: &SourceArgs, recent: SharedRecent) -> Result<(Views, Monitor), CliError> {
+    let machines = crate::source::Machines {
+        config: &|| Watched::<ConfigTopic>::new(TopicKind::Config, Arc::clone(&recent)),
+        status: &|| Watched::<StatusTopic>::new(TopicKind::Status, Arc::clone(&recent)),
+        offsets: &|| Watched::<OffsetsTopic>::new(TopicKind::Offsets, Arc::clone(&recent)),
+    };
+    let all = [Topic::Config, Topic::Status, Topic::Offsets];
+    let topics: Topics<Watched<ConfigTopic>, Watched<StatusTopic>, Watched<OffsetsTopic>> =
+        source.load_into(&all, &machines)?;
+    let monitor = Monitor::of(&topics, Some(Arc::clone(&recent)));
     let config = topics.config.ok_or_else(|| {
         CliError::Input(
             "serve needs the config topic: add --from-dump config=FILE (or --config-topic NAME)"
                 .into(),
         )
     })?;
-    Ok(Views {
+    let views = Views {
         config: config.state.machine.snapshot(),
         status: topics
             .status
@@ -288,11 +435,12 @@ fn static_views(source: &SourceArgs) -> Result<Views, CliError> {
             .offsets
             .map(|o| o.state.machine.snapshot())
             .unwrap_or_default(),
-    })
+    };
+    Ok((views, monitor))
 }
 
 #[cfg(feature = "kafka")]
-async fn start_live(source: &SourceArgs) -> Result<Tail, CliError> {
+async fn start_live(source: &SourceArgs, recent: SharedRecent) -> Result<Tail, CliError> {
     let live = &source.live;
     let servers = live.bootstrap_servers.as_deref().unwrap_or_default();
     let config = live.config_topic.clone().ok_or_else(|| {
@@ -305,12 +453,13 @@ async fn start_live(source: &SourceArgs) -> Result<Tail, CliError> {
         config,
         live.status_topic.clone(),
         live.offsets_topic.clone(),
+        recent,
     )
     .await
 }
 
 #[cfg(not(feature = "kafka"))]
-async fn start_live(_: &SourceArgs) -> Result<Tail, CliError> {
+async fn start_live(_: &SourceArgs, _: SharedRecent) -> Result<Tail, CliError> {
     Err(CliError::Input(
         "this build has no Kafka support (the `kafka` feature)".into(),
     ))
@@ -328,8 +477,11 @@ async fn keep_tailing(app: Arc<App>, period: Duration) {
         };
         let mut tail = tail.lock().await;
         match tail.refresh().await {
-            Ok(()) => {
+            Ok(moved) => {
                 app.publish(tail.views());
+                if moved {
+                    app.publish_monitor(tail.monitor());
+                }
                 if failing.take().is_some() {
                     eprintln!("connect-state serve: tailing again");
                 }
@@ -382,6 +534,7 @@ fn router(app: Arc<App>, max_concurrent: usize) -> Router {
         });
     routes
         .route("/connectors", get(list_connectors))
+        .route("/metrics", get(metrics))
         .route("/connectors/{c}/tasks/{t}/status", get(task_status))
         .route("/connectors/{c}/topics", get(topics))
         .route("/connectors/{c}/topics/reset", put(reset_topics))
@@ -440,6 +593,25 @@ fn reply(views: &Views, answer: Answer) -> Response {
     {
         response.headers_mut().insert(TRUNCATED_HEADER, what);
     }
+    response
+}
+
+/// `GET /metrics`: Prometheus metrics of the state served.
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    let (views, monitor) = (app.views(), app.monitor());
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let text = crate::metrics::render(&views, &monitor, app.metrics, now_ms);
+    let mut response = (StatusCode::OK, text).into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
+    );
+    response.headers_mut().insert(
+        CONFIG_OFFSET_HEADER,
+        HeaderValue::from(views.config.offset()),
+    );
     response
 }
 

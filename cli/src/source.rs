@@ -9,6 +9,9 @@ use std::io::{self, BufRead, BufReader};
 use std::path::PathBuf;
 
 use clap::Args;
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::status::StatusLog;
 use engine::TopicMachine;
 
 pub use connect_state_ops::index::Indexed;
@@ -183,13 +186,31 @@ impl SourceArgs {
     /// Reads the topics `wanted` that this source has (a topic not given is left out). Fails
     /// when neither dumps nor a cluster are given, or both.
     pub fn load(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+        let machines = Machines {
+            config: &ConfigLog::default,
+            status: &StatusLog::default,
+            offsets: &OffsetLog::default,
+        };
+        self.load_into(wanted, &machines)
+    }
+
+    /// [`load`](Self::load) into the machines `machines` makes (e.g. watched ones).
+    pub fn load_into<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+        &self,
+        wanted: &[Topic],
+        machines: &Machines<'_, C, S, O>,
+    ) -> Result<Topics<C, S, O>, CliError> {
         match self.live_or_dumps()? {
-            false => self.load_dumps(wanted),
-            true => self.load_live(wanted),
+            false => self.load_dumps(wanted, machines),
+            true => self.load_live(wanted, machines),
         }
     }
 
-    fn load_dumps(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+    fn load_dumps<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+        &self,
+        wanted: &[Topic],
+        machines: &Machines<'_, C, S, O>,
+    ) -> Result<Topics<C, S, O>, CliError> {
         let mut topics = Topics::default();
         for (topic, file) in self.dumps()? {
             if !wanted.contains(&topic) {
@@ -200,9 +221,15 @@ impl SourceArgs {
             let mut cut = self.cut(topic)?;
             let cut = cut.as_mut();
             match topic {
-                Topic::Config => topics.config = Some(replay_dump(name, dump, cut)?),
-                Topic::Status => topics.status = Some(replay_dump(name, dump, cut)?),
-                Topic::Offsets => topics.offsets = Some(replay_dump(name, dump, cut)?),
+                Topic::Config => {
+                    topics.config = Some(replay_dump(name, dump, cut, (machines.config)())?)
+                }
+                Topic::Status => {
+                    topics.status = Some(replay_dump(name, dump, cut, (machines.status)())?)
+                }
+                Topic::Offsets => {
+                    topics.offsets = Some(replay_dump(name, dump, cut, (machines.offsets)())?)
+                }
             }
         }
         Ok(topics)
@@ -217,14 +244,22 @@ impl SourceArgs {
     }
 
     #[cfg(not(feature = "kafka"))]
-    fn load_live(&self, _wanted: &[Topic]) -> Result<Topics, CliError> {
+    fn load_live<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+        &self,
+        _wanted: &[Topic],
+        _machines: &Machines<'_, C, S, O>,
+    ) -> Result<Topics<C, S, O>, CliError> {
         Err(CliError::Input(
             "this build has no Kafka support (the `kafka` feature)".into(),
         ))
     }
 
     #[cfg(feature = "kafka")]
-    fn load_live(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+    fn load_live<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+        &self,
+        wanted: &[Topic],
+        machines: &Machines<'_, C, S, O>,
+    ) -> Result<Topics<C, S, O>, CliError> {
         use std::sync::Arc;
 
         use connect_state_store::TopicRole;
@@ -250,16 +285,19 @@ impl SourceArgs {
                 let cut = self.cut(topic)?;
                 match topic {
                     Topic::Config => {
-                        topics.config =
-                            Some(read_live(&transport, name, TopicRole::Config, cut).await?)
+                        let machine = (machines.config)();
+                        let read = read_live(&transport, name, TopicRole::Config, cut, machine);
+                        topics.config = Some(read.await?)
                     }
                     Topic::Status => {
-                        topics.status =
-                            Some(read_live(&transport, name, TopicRole::Status, cut).await?)
+                        let machine = (machines.status)();
+                        let read = read_live(&transport, name, TopicRole::Status, cut, machine);
+                        topics.status = Some(read.await?)
                     }
                     Topic::Offsets => {
-                        topics.offsets =
-                            Some(read_live(&transport, name, TopicRole::Offsets, cut).await?)
+                        let machine = (machines.offsets)();
+                        let read = read_live(&transport, name, TopicRole::Offsets, cut, machine);
+                        topics.offsets = Some(read.await?)
                     }
                 }
             }
@@ -275,6 +313,16 @@ pub fn topic_kind(topic: Topic) -> TopicKind {
         Topic::Status => TopicKind::Status,
         Topic::Offsets => TopicKind::Offsets,
     }
+}
+
+/// How [`SourceArgs::load_into`] makes each topic's machine.
+pub struct Machines<'a, C, S, O> {
+    /// The config topic's.
+    pub config: &'a dyn Fn() -> C,
+    /// The status topic's.
+    pub status: &'a dyn Fn() -> S,
+    /// The offsets topic's.
+    pub offsets: &'a dyn Fn() -> O,
 }
 
 /// `config`, `status` or `offsets`.
@@ -302,10 +350,11 @@ pub(crate) fn open_dump(
 }
 
 /// Replays a dump as it is read, noting the partitions it holds records of.
-fn replay_dump<M: TopicMachine + Default>(
+fn replay_dump<M: TopicMachine>(
     name: String,
     mut dump: kcat::DumpReader<Box<dyn BufRead>>,
     cut: Option<&mut Cut>,
+    machine: M,
 ) -> Result<TopicRead<M>, CliError> {
     let mut partitions_seen = BTreeSet::new();
     let records = dump.by_ref().inspect(|record| {
@@ -313,7 +362,7 @@ fn replay_dump<M: TopicMachine + Default>(
             partitions_seen.insert(record.partition);
         }
     });
-    let replay = crate::replay::replay::<Indexed<M>>(records, None, false, cut)?;
+    let replay = crate::replay::replay_into(Indexed::new(machine), records, None, false, cut)?;
     let bad_lines = dump.into_bad_lines();
     bad_lines.report(&name, &mut io::stderr())?;
     Ok(TopicRead {
@@ -328,11 +377,12 @@ fn replay_dump<M: TopicMachine + Default>(
 /// reads it to the end without Java's start-up refusals, so a badly laid out topic can still
 /// be examined. A progress bar shows on stderr when the read takes over a second.
 #[cfg(feature = "kafka")]
-async fn read_live<M: TopicMachine + Default>(
+async fn read_live<M: TopicMachine>(
     transport: &std::sync::Arc<connect_state_kafka::KafkaTransport>,
     name: String,
     role: connect_state_store::TopicRole,
     cut: Option<Cut>,
+    machine: M,
 ) -> Result<TopicRead<M>, CliError> {
     use connect_state_ops::cut::CutMachine;
     use connect_state_store::{Store, StoreSettings, Transport};
@@ -350,7 +400,7 @@ async fn read_live<M: TopicMachine + Default>(
     let mut store = Store::new(
         StoreSettings::new(name.clone(), role),
         std::sync::Arc::clone(transport),
-        CutMachine::new(Indexed::<M>::default(), cut),
+        CutMachine::new(Indexed::new(machine), cut),
     );
     let bar = crate::progress::ReadBar::new(&name);
     store.set_progress(bar.observer());

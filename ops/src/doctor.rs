@@ -4,9 +4,10 @@
 use std::collections::BTreeSet;
 
 use connect_state_store::{validate_topic, TopicDescription, TopicRole};
-use engine::config::{ConfigLog, ConfigSnapshot, Inconsistency};
+use engine::config::{ConfigSnapshot, Inconsistency};
 use engine::offsets::offset_key;
 use engine::status::write::{connector_key, task_key, topic_key};
+use engine::TopicMachine;
 use serde::Serialize;
 
 use crate::topics::{Layout, TopicRead, Topics};
@@ -53,8 +54,70 @@ pub struct Report {
 /// Most evidence records listed per finding.
 pub const MAX_EVIDENCE: usize = 8;
 
+/// Every check `doctor` runs, by name (a [`Finding`]'s `check`).
+pub const CHECKS: [&str; 11] = [
+    "inconsistent-connector",
+    "ghost-task-records",
+    "target-state-without-connector",
+    "restart-request-for-unknown-connector",
+    "status-of-deleted-connector",
+    "topics-of-deleted-connector",
+    "orphan-task-status",
+    "mismatched-topic-status",
+    "offsets-of-deleted-connector",
+    "topic-layout",
+    "bad-dump-lines",
+];
+
+/// A config-topic machine `doctor` can examine: the replay log, or a watched one.
+pub trait ConfigMachine:
+    TopicMachine<Snapshot = ConfigSnapshot, Diagnostics = engine::config::ConfigDiagnostics>
+{
+}
+impl<M> ConfigMachine for M where
+    M: TopicMachine<Snapshot = ConfigSnapshot, Diagnostics = engine::config::ConfigDiagnostics>
+{
+}
+
+/// A status-topic machine `doctor` can examine.
+pub trait StatusMachine:
+    TopicMachine<
+    Snapshot = engine::status::StatusSnapshot,
+    Diagnostics = engine::status::StatusDiagnostics,
+>
+{
+}
+impl<M> StatusMachine for M where
+    M: TopicMachine<
+        Snapshot = engine::status::StatusSnapshot,
+        Diagnostics = engine::status::StatusDiagnostics,
+    >
+{
+}
+
+/// An offsets-topic machine `doctor` can examine.
+pub trait OffsetsMachine:
+    TopicMachine<
+    Snapshot = engine::offsets::OffsetSnapshot,
+    Diagnostics = engine::offsets::OffsetDiagnostics,
+>
+{
+}
+impl<M> OffsetsMachine for M where
+    M: TopicMachine<
+        Snapshot = engine::offsets::OffsetSnapshot,
+        Diagnostics = engine::offsets::OffsetDiagnostics,
+    >
+{
+}
+
 /// Runs every check the given topics allow.
-pub fn examine(topics: &Topics) -> Report {
+pub fn examine<C, S, O>(topics: &Topics<C, S, O>) -> Report
+where
+    C: ConfigMachine,
+    S: StatusMachine,
+    O: OffsetsMachine,
+{
     let mut report = Report::default();
     let config = topics.config.as_ref();
     let config_snapshot = config.map(|c| c.state.machine.snapshot());
@@ -167,7 +230,7 @@ fn dump_lines<M>(report: &mut Report, topic: &'static str, read: &TopicRead<M>) 
     });
 }
 
-fn config_checks(report: &mut Report, read: &TopicRead<ConfigLog>) {
+fn config_checks<C: ConfigMachine>(report: &mut Report, read: &TopicRead<C>) {
     let log = &read.state.machine;
     let snapshot = log.snapshot();
     let diagnostics = log.diagnostics();
@@ -273,9 +336,9 @@ fn is_task_suffix(suffix: &str) -> bool {
     !suffix.is_empty() && !suffix.contains('-')
 }
 
-fn status_checks(
+fn status_checks<S: StatusMachine>(
     report: &mut Report,
-    read: &TopicRead<engine::status::StatusLog>,
+    read: &TopicRead<S>,
     config: Option<&ConfigSnapshot>,
 ) {
     let log = &read.state.machine;
@@ -389,9 +452,9 @@ fn status_checks(
     }
 }
 
-fn offsets_checks(
+fn offsets_checks<O: OffsetsMachine>(
     report: &mut Report,
-    read: &TopicRead<engine::offsets::OffsetLog>,
+    read: &TopicRead<O>,
     config: &ConfigSnapshot,
 ) {
     let snapshot = read.state.machine.snapshot();

@@ -7,14 +7,33 @@ use engine::{Record, RecordError, RecordOutcome, TopicMachine};
 
 /// A topic machine that also records, for every key, the partition and offset of its latest
 /// record. Feed it exactly as the machine it wraps.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Indexed<M> {
     /// The wrapped machine.
     pub machine: M,
     latest: BTreeMap<Vec<u8>, (i32, i64)>,
+    unindexed: bool,
 }
 
 impl<M> Indexed<M> {
+    /// `machine` with an empty index.
+    pub fn new(machine: M) -> Self {
+        Self {
+            machine,
+            latest: BTreeMap::new(),
+            unindexed: false,
+        }
+    }
+
+    /// `machine` without an index: nothing is remembered (findings cite no records), for a
+    /// topic whose keys are too many to index, such as a large offsets topic a server tails.
+    pub fn unindexed(machine: M) -> Self {
+        Self {
+            unindexed: true,
+            ..Self::new(machine)
+        }
+    }
+
     /// `(partition, offset)` of the latest record read with this key.
     pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
         self.latest.get(key.as_bytes()).copied()
@@ -43,7 +62,7 @@ impl<M: TopicMachine> TopicMachine for Indexed<M> {
         record: Record<'_>,
     ) -> Result<RecordOutcome<Self::Skip>, RecordError> {
         let outcome = self.machine.handle_record(record)?;
-        if let Some(key) = record.key {
+        if let Some(key) = record.key.filter(|_| !self.unindexed) {
             self.latest
                 .insert(key.to_vec(), (record.partition, record.offset));
         }
@@ -73,9 +92,6 @@ impl<M: TopicMachine> TopicMachine for Indexed<M> {
     /// The machine restored; the key index starts empty (checkpoints do not hold it), so it
     /// covers the records read after.
     fn restore(bytes: &[u8]) -> Result<Self, engine::checkpoint::CheckpointError> {
-        Ok(Self {
-            machine: M::restore(bytes)?,
-            latest: BTreeMap::new(),
-        })
+        Ok(Self::new(M::restore(bytes)?))
     }
 }

@@ -18,3 +18,4 @@ pub mod offsets_file;
 pub mod rest;
 pub mod synth;
 pub mod topics;
+pub mod watch;

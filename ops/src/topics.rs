@@ -40,13 +40,24 @@ pub struct TopicRead<M> {
     pub bad_lines: kcat::BadLines,
 }
 
-/// The topics a command read (those it was given).
-#[derive(Debug, Default)]
-pub struct Topics {
+/// The topics a command read (those it was given), each with its machine: the replay logs
+/// by default, or any machine with their snapshots and diagnostics (a server's watched ones).
+#[derive(Debug)]
+pub struct Topics<C = ConfigLog, S = StatusLog, O = OffsetLog> {
     /// The config topic.
-    pub config: Option<TopicRead<ConfigLog>>,
+    pub config: Option<TopicRead<C>>,
     /// The status topic.
-    pub status: Option<TopicRead<StatusLog>>,
+    pub status: Option<TopicRead<S>>,
     /// The offsets topic.
-    pub offsets: Option<TopicRead<OffsetLog>>,
+    pub offsets: Option<TopicRead<O>>,
+}
+
+impl<C, S, O> Default for Topics<C, S, O> {
+    fn default() -> Self {
+        Self {
+            config: None,
+            status: None,
+            offsets: None,
+        }
+    }
 }

@@ -379,6 +379,15 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         }
     }
 
+    /// The next offset to read of every partition read so far (what the store fetched past,
+    /// or the machine's own position, whichever is further).
+    pub fn next_offsets(&self) -> BTreeMap<i32, i64> {
+        self.positions
+            .keys()
+            .map(|&partition| (partition, self.position(partition)))
+            .collect()
+    }
+
     fn position(&self, partition: i32) -> i64 {
         self.positions
             .get(&partition)

@@ -58,6 +58,15 @@ pub use skip::{StatusSkip, StatusSkipKind};
 pub use snapshot::StatusSnapshot;
 pub use tracking::{ActiveTopics, TopicTracking, TopicTrackingError};
 pub use types::{Status, StatusState, TopicStatus};
+
+/// The connector and task a status-topic key names, when it is a task status key
+/// (`status-task-C-N`), read exactly as the status machine reads it.
+pub fn task_of_key(key: &[u8]) -> Option<(String, i32)> {
+    match keys::dispatch(&keys::key_string(key)) {
+        keys::StatusKey::Task { connector, task } => Some((connector, task)),
+        _ => None,
+    }
+}
 pub use write::{can_write_safely, PendingStatusWrite, StatusUpdate};
 
 use crate::checkpoint::TopicKind;
