@@ -334,7 +334,7 @@ impl<'o> EntryWriter<'o> {
 }
 
 /// The CHANGE column: what an entry says, in a line.
-fn describe(entry: &Entry) -> String {
+pub(crate) fn describe(entry: &Entry) -> String {
     let d = &entry.details;
     let text = |v: &Value| match v {
         Value::String(s) => s.clone(),

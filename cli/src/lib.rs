@@ -21,6 +21,7 @@ pub mod replay;
 pub mod serve;
 pub mod source;
 mod table;
+pub mod ui;
 pub mod view;
 pub mod when;
 

@@ -535,6 +535,13 @@ fn router(app: Arc<App>, max_concurrent: usize) -> Router {
     routes
         .route("/connectors", get(list_connectors))
         .route("/metrics", get(metrics))
+        .route(
+            "/ui",
+            get(|| async { axum::response::Redirect::permanent("/ui/") }),
+        )
+        .route("/ui/", get(ui_overview))
+        .route("/ui/style.css", get(ui_style))
+        .route("/ui/connectors/{c}", get(ui_connector))
         .route("/connectors/{c}/tasks/{t}/status", get(task_status))
         .route("/connectors/{c}/topics", get(topics))
         .route("/connectors/{c}/topics/reset", put(reset_topics))
@@ -608,6 +615,43 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
         axum::http::header::CONTENT_TYPE,
         HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
     );
+    response.headers_mut().insert(
+        CONFIG_OFFSET_HEADER,
+        HeaderValue::from(views.config.offset()),
+    );
+    response
+}
+
+/// `GET /ui/`: the dashboard's overview.
+async fn ui_overview(State(app): State<Arc<App>>) -> Response {
+    let (views, monitor) = (app.views(), app.monitor());
+    html(&views, crate::ui::overview(&views, &monitor))
+}
+
+/// `GET /ui/connectors/{c}`: one connector's page.
+async fn ui_connector(State(app): State<Arc<App>>, Path(c): Path<String>) -> Response {
+    let (views, monitor) = (app.views(), app.monitor());
+    match crate::ui::connector(&views, &monitor, &c) {
+        Some(page) => html(&views, page),
+        None => reply(
+            &views,
+            Answer::error(404, format!("Connector {c} not found")),
+        ),
+    }
+}
+
+async fn ui_style() -> Response {
+    let mut response = (StatusCode::OK, crate::ui::STYLE).into_response();
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/css; charset=utf-8"),
+    );
+    response
+}
+
+/// A page, with the config offset header.
+fn html(views: &Views, page: String) -> Response {
+    let mut response = axum::response::Html(page).into_response();
     response.headers_mut().insert(
         CONFIG_OFFSET_HEADER,
         HeaderValue::from(views.config.offset()),
