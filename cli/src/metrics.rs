@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU64;
 
 use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::{EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -33,12 +34,33 @@ pub struct Settings {
     pub max_connectors: usize,
 }
 
-type Labels = Vec<(String, String)>;
+/// A label value, escaped as the exposition formats require (`\\`, `\"`, `\n`): the crate
+/// (0.24) writes label values as given, and connector names and worker ids are arbitrary
+/// strings from the topics.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct LabelText(String);
+
+impl EncodeLabelValue for LabelText {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> std::fmt::Result {
+        use std::fmt::Write as _;
+        for c in self.0.chars() {
+            match c {
+                '\\' => encoder.write_str("\\\\")?,
+                '"' => encoder.write_str("\\\"")?,
+                '\n' => encoder.write_str("\\n")?,
+                other => encoder.write_char(other)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+type Labels = Vec<(String, LabelText)>;
 
 fn labels<const N: usize>(pairs: [(&str, &str); N]) -> Labels {
     pairs
         .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .map(|(k, v)| (k.to_string(), LabelText(v.to_string())))
         .collect()
 }
 
@@ -141,14 +163,18 @@ pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64)
                 .get_or_create(&labels([("connector", c)]))
                 .set(i64::from(config.is_inconsistent(c)));
         }
-        // A commit can claim any count: at most MAX_LISTED_TASKS tasks per connector count.
-        for id in config.tasks(c).take(MAX_LISTED_TASKS as usize) {
-            let task = status.task(c, id.task);
+        // The tasks Connect's REST status lists (every task status of the connector) and
+        // the committed ones without a status; a commit can claim any count, so at most
+        // MAX_LISTED_TASKS of those count.
+        let mut ids: BTreeSet<i32> = status.tasks(c).map(|(task, _)| task).collect();
+        ids.extend(config.tasks(c).take(MAX_LISTED_TASKS as usize).map(|id| id.task));
+        for id in ids {
+            let task = status.task(c, id);
             let state = task.map_or(UNKNOWN, |s| s.state.as_str());
             tasks.get_or_create(&labels([("state", state)])).inc();
             if per_connector {
                 let worker = task.and_then(|s| s.worker_id.as_deref()).unwrap_or("");
-                let number = id.task.to_string();
+                let number = id.to_string();
                 task_state
                     .get_or_create(&labels([
                         ("connector", c),

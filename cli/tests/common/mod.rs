@@ -110,6 +110,12 @@ impl Server {
         }
     }
 
+    /// The server's process id.
+    #[allow(dead_code)]
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// `(status, config-offset header, body)`.
     pub(crate) fn call(&self, method: &str, path: &str) -> (u16, Option<i64>, Option<Value>) {
         let agent: ureq::Agent = ureq::Agent::config_builder()
