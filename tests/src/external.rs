@@ -1,5 +1,5 @@
 //! Tests that need something outside Rust: the Java oracle (a JDK and Maven), a Java 17,
-//! Python's `confluent-kafka`. Where it is absent they skip with one line on stderr, so
+//! Python's `confluent-kafka` and `prometheus-client`, Chromium. Where it is absent they skip with one line on stderr, so
 //! `cargo test --workspace` passes on a machine with only Rust; CI sets [`REQUIRE_ENV`], which
 //! turns every such skip into a failure, so CI always runs them. (Tests that need a broker or
 //! the local cluster are `#[ignore]`d instead, and CI runs them with `--ignored`.)
