@@ -120,6 +120,9 @@ pub struct BenchReport {
     /// History against replay.
     #[serde(flatten)]
     pub history: crate::bench_history::HistoryFigures,
+    /// `/metrics` scrapes.
+    #[serde(flatten)]
+    pub metrics: crate::bench_metrics::MetricsFigures,
     /// The Java stores (`--java`).
     #[serde(flatten)]
     pub java: crate::bench_java::JavaFigures,
@@ -238,6 +241,8 @@ pub enum Phase {
     Offsets,
     /// History against replay, over the three topics.
     History,
+    /// `/metrics` scrapes of the three topics' state.
+    Metrics,
 }
 
 /// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
@@ -755,6 +760,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             Phase::History => serde_json::to_value(crate::bench_history::bench_history(
                 &scale, args.seed, runs,
             )?)?,
+            Phase::Metrics => serde_json::to_value(crate::bench_metrics::bench_metrics(
+                &scale, args.seed, runs,
+            )?)?,
         };
         writeln!(out, "{figures}")?;
         return Ok(Exit::Success);
@@ -771,6 +779,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })?;
     let history = phase(Phase::History, &args, &mut isolated_ok, || {
         crate::bench_history::bench_history(&scale, args.seed, runs)
+    })?;
+    let metrics = phase(Phase::Metrics, &args, &mut isolated_ok, || {
+        crate::bench_metrics::bench_metrics(&scale, args.seed, runs)
     })?;
     #[allow(unused_mut)]
     let mut broker = BrokerFigures::default();
@@ -810,6 +821,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         offsets,
         broker,
         history,
+        metrics,
         java,
         total_seconds: started.elapsed().as_secs_f64(),
     };
@@ -977,6 +989,18 @@ fn render_table(r: &BenchReport) -> String {
                 count(r.history.history_entries),
                 count(r.history.history_records),
                 r.history.history_replay_seconds
+            ),
+            "",
+        ),
+        row(
+            "/metrics scrape",
+            format!(
+                "{:.3} s for {} series ({:.1} MB) of {} connectors; memory growth over 20 scrapes {}",
+                r.metrics.metrics_scrape_seconds,
+                count(r.metrics.metrics_series),
+                r.metrics.metrics_bytes as f64 / 1e6,
+                count(r.metrics.metrics_connectors),
+                mib(r.metrics.metrics_scrape_memory_growth_bytes)
             ),
             "",
         ),

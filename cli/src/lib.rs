@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod bench_history;
 pub mod bench_java;
+pub mod bench_metrics;
 pub mod demo;
 pub mod diff;
 pub mod doctor;

@@ -167,7 +167,12 @@ pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64)
         // the committed ones without a status; a commit can claim any count, so at most
         // MAX_LISTED_TASKS of those count.
         let mut ids: BTreeSet<i32> = status.tasks(c).map(|(task, _)| task).collect();
-        ids.extend(config.tasks(c).take(MAX_LISTED_TASKS as usize).map(|id| id.task));
+        ids.extend(
+            config
+                .tasks(c)
+                .take(MAX_LISTED_TASKS as usize)
+                .map(|id| id.task),
+        );
         for id in ids {
             let task = status.task(c, id);
             let state = task.map_or(UNKNOWN, |s| s.state.as_str());
@@ -216,12 +221,13 @@ pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64)
             age.get_or_create(&labels([("connector", c), ("task", &task.to_string())]))
                 .set(seconds);
         }
-    }
-    for c in views.offsets.connectors().filter(|c| listed.contains(c)) {
-        let count = views.offsets.connector_partitions(c).count();
-        source_partitions
-            .get_or_create(&labels([("connector", c)]))
-            .set(count as i64);
+        for (c, count) in recent.source_partitions() {
+            if *count > 0 && listed.contains(c.as_str()) {
+                source_partitions
+                    .get_or_create(&labels([("connector", c)]))
+                    .set(*count as i64);
+            }
+        }
     }
 
     let mut text = String::new();

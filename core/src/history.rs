@@ -131,9 +131,15 @@ pub enum ChangeKind {
         topic: String,
     },
     /// An offsets record stored a source offset (the record's key and value say which).
-    OffsetWritten,
+    OffsetWritten {
+        /// The key held no offset before.
+        new_key: bool,
+    },
     /// An offsets tombstone removed a source offset.
-    OffsetRemoved,
+    OffsetRemoved {
+        /// The key held an offset before (a tombstone of an absent key removes nothing).
+        was_live: bool,
+    },
 }
 
 impl ChangeKind {
@@ -156,8 +162,8 @@ impl ChangeKind {
             Self::TaskStatusChanged { .. } => "task_status_changed",
             Self::TopicActivated { .. } => "topic_activated",
             Self::TopicReset { .. } => "topic_reset",
-            Self::OffsetWritten => "offsets_committed",
-            Self::OffsetRemoved => "offsets_reset",
+            Self::OffsetWritten { .. } => "offsets_committed",
+            Self::OffsetRemoved { .. } => "offsets_reset",
         }
     }
 }

@@ -292,10 +292,10 @@ impl Narrator {
                 continue;
             }
             match change.kind {
-                ChangeKind::OffsetWritten => {
+                ChangeKind::OffsetWritten { .. } => {
                     self.extend_run(change.connector, false, record, position, sink)?
                 }
-                ChangeKind::OffsetRemoved => {
+                ChangeKind::OffsetRemoved { .. } => {
                     self.extend_run(change.connector, true, record, position, sink)?
                 }
                 kind => {

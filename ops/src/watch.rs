@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use engine::checkpoint::CheckpointError;
-use engine::history::{Chronicle, History};
+use engine::history::{ChangeKind, Chronicle, History};
 use engine::{Record, RecordError, RecordOutcome, TopicMachine};
 
 use crate::history::{Entry, Narrator, Options, TopicKind};
@@ -25,6 +25,7 @@ pub struct Recent {
     connectors: BTreeMap<String, VecDeque<Entry>>,
     cluster: VecDeque<Entry>,
     task_reports: BTreeMap<(String, i32), i64>,
+    live_offsets: BTreeMap<String, u64>,
 }
 
 impl Recent {
@@ -36,6 +37,7 @@ impl Recent {
             connectors: BTreeMap::new(),
             cluster: VecDeque::new(),
             task_reports: BTreeMap::new(),
+            live_offsets: BTreeMap::new(),
         }
     }
 
@@ -62,6 +64,22 @@ impl Recent {
                         }
                     }
                 }
+            }
+        }
+        for change in changes.iter().flatten() {
+            let Some(connector) = &change.connector else {
+                continue;
+            };
+            match change.kind {
+                ChangeKind::OffsetWritten { new_key: true } => {
+                    *self.live_offsets.entry(connector.clone()).or_default() += 1;
+                }
+                ChangeKind::OffsetRemoved { was_live: true } => {
+                    if let Some(n) = self.live_offsets.get_mut(connector) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                _ => {}
             }
         }
         let (connectors, cluster, limit) = (&mut self.connectors, &mut self.cluster, self.limit);
@@ -100,6 +118,13 @@ impl Recent {
     /// The recent cluster-wide entries (session keys, logger levels), oldest first.
     pub fn of_cluster(&self) -> Vec<Entry> {
         self.cluster.iter().cloned().collect()
+    }
+
+    /// Live offsets keys per connector (its source partitions; a partition written under two
+    /// byte forms of its key counts twice), kept as records are read so a scrape does not
+    /// parse every key.
+    pub fn source_partitions(&self) -> &BTreeMap<String, u64> {
+        &self.live_offsets
     }
 
     /// When each task's status was last written (record timestamps, ms), by connector and task.

@@ -1,38 +1,58 @@
 //! How offsets records are told as changes (see [`crate::history`]): one per record, with the
-//! connector its key names.
+//! connector its key names and whether the key was live before.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::partition_key::{classify, KeyShape};
-use super::{OffsetEvent, OffsetsTopic};
+use super::partition_key::KeyShape;
+use super::{classify_with_slot, OffsetEvent, OffsetsTopic};
 use crate::history::{Change, ChangeKind, Chronicle};
 use crate::Record;
 
+/// What an offsets record's key touches, before the record: the connector it names and
+/// whether the key held an offset.
+pub struct OffsetsBefore {
+    connector: Option<String>,
+    live: bool,
+}
+
 impl Chronicle for OffsetsTopic {
-    type Before = ();
+    type Before = OffsetsBefore;
     const KEEPS_BYTES: bool = true;
 
-    fn before(&self, _record: &Record<'_>) {}
+    fn before(&self, record: &Record<'_>) -> OffsetsBefore {
+        let (shape, slot) = classify_with_slot(record.key);
+        OffsetsBefore {
+            connector: match shape {
+                KeyShape::Partition(partition) => Some(partition.connector),
+                KeyShape::NullPartition | KeyShape::Ignored(_) => None,
+            },
+            live: self.tables.data.get(record.key, slot).is_some(),
+        }
+    }
 
     fn changes(
         &self,
         record: &Record<'_>,
-        _before: (),
+        before: OffsetsBefore,
         _events: Vec<OffsetEvent>,
         applied: bool,
         out: &mut Vec<Change>,
     ) {
-        let (true, Some(key)) = (applied, record.key) else {
+        if !applied || record.key.is_none() {
             return;
-        };
-        let connector = match classify(Some(key)) {
-            KeyShape::Partition(partition) => Some(partition.connector),
-            KeyShape::NullPartition | KeyShape::Ignored(_) => None,
-        };
+        }
         let kind = match record.value {
-            Some(_) => ChangeKind::OffsetWritten,
-            None => ChangeKind::OffsetRemoved,
+            Some(_) => ChangeKind::OffsetWritten {
+                new_key: !before.live,
+            },
+            None => ChangeKind::OffsetRemoved {
+                was_live: before.live,
+            },
         };
-        out.push(Change { connector, kind });
+        out.push(Change {
+            connector: before.connector,
+            kind,
+        });
     }
 }

@@ -8,6 +8,7 @@
 //! §4.9). [`OrderedMap`] carries a partition's member order for that reason.
 
 mod history;
+pub use history::OffsetsBefore;
 mod json_view;
 pub mod kip875;
 mod live;
