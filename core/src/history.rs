@@ -242,6 +242,9 @@ pub struct History<T: Chronicle> {
     told: VecDeque<Told>,
 }
 
+/// A record's key and value bytes (`None`: no key; a tombstone).
+pub type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// One record as a [`History`] driven as a [`TopicMachine`] tells it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Told {
@@ -253,7 +256,7 @@ pub struct Told {
     pub timestamp: Option<i64>,
     /// Its key and value, kept only for the topics whose readers group records by them (the
     /// offsets topic: runs of commits); `None` otherwise.
-    pub bytes: Option<(Option<Vec<u8>>, Option<Vec<u8>>)>,
+    pub bytes: Option<KeyValue>,
     /// What it changed; `None` when it was skipped (as Java skips it) or a redelivery.
     pub changes: Option<Vec<Change>>,
 }
