@@ -83,8 +83,7 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
                         .map(|id| (id.task, status.task(c, id.task)))
                         .collect();
                     @let running = tasks.iter().filter(|(_, s)| s.is_some_and(|s| s.state == StatusState::Running)).count();
-                    @let mut workers: Vec<&str> = tasks.iter().filter_map(|(_, s)| s.and_then(|s| s.worker_id.as_deref())).collect();
-                    @let _ = { workers.sort_unstable(); workers.dedup(); };
+                    @let workers: std::collections::BTreeSet<&str> = tasks.iter().filter_map(|(_, s)| s.and_then(|s| s.worker_id.as_deref())).collect();
                     tr data-connector=(c) {
                         td { a href={ "/ui/connectors/" (urlencode(c)) } { (c) } }
                         td { (config.connector_config(c).map_or("unknown", rest::connector_type)) }
@@ -97,7 +96,7 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
                                 (running) " of " (config.task_count(c).max(0)) " running"
                             }
                         }
-                        td.muted { (workers.join(", ")) }
+                        td.muted { (workers.into_iter().collect::<Vec<_>>().join(", ")) }
                     }
                 }
             }
