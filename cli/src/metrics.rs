@@ -163,17 +163,8 @@ pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64)
                 .get_or_create(&labels([("connector", c)]))
                 .set(i64::from(config.is_inconsistent(c)));
         }
-        // The tasks Connect's REST status lists (every task status of the connector) and
-        // the committed ones without a status; a commit can claim any count, so at most
-        // MAX_LISTED_TASKS of those count.
-        let mut ids: BTreeSet<i32> = status.tasks(c).map(|(task, _)| task).collect();
-        ids.extend(
-            config
-                .tasks(c)
-                .take(MAX_LISTED_TASKS as usize)
-                .map(|id| id.task),
-        );
-        for id in ids {
+        // The tasks Connect's REST status lists, and the committed ones without a status.
+        for id in crate::monitor::task_ids(views, c, MAX_LISTED_TASKS as usize) {
             let task = status.task(c, id);
             let state = task.map_or(UNKNOWN, |s| s.state.as_str());
             tasks.get_or_create(&labels([("state", state)])).inc();

@@ -84,6 +84,19 @@ impl Monitor {
     }
 }
 
+/// A connector's tasks as Connect's REST status lists them (every task status the status topic
+/// holds for it) and the committed ones without a status, ascending; a commit can claim any
+/// count, so at most `limit` of those are taken.
+pub fn task_ids(views: &connect_state_ops::rest::Views, connector: &str, limit: usize) -> Vec<i32> {
+    let mut ids: std::collections::BTreeSet<i32> = views
+        .status
+        .tasks(connector)
+        .map(|(task, _)| task)
+        .collect();
+    ids.extend(views.config.tasks(connector).take(limit).map(|id| id.task));
+    ids.into_iter().collect()
+}
+
 fn skips<K: SkipKind>(counts: impl Iterator<Item = (K, u64)>) -> Vec<(&'static str, u64)> {
     counts.map(|(kind, n)| (kind.as_str(), n)).collect()
 }

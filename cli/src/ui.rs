@@ -9,7 +9,7 @@ use connect_state_ops::rest::{self, Views};
 use engine::status::StatusState;
 
 use crate::history::describe;
-use crate::monitor::Monitor;
+use crate::monitor::{task_ids, Monitor};
 use crate::when::show_time;
 
 /// The stylesheet, served at `/ui/style.css`.
@@ -77,10 +77,9 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
                 @for c in &names {
                     @let connector_status = status.connector(c);
                     @let state = connector_status.map_or("UNKNOWN", |s| s.state.as_str());
-                    @let tasks: Vec<(i32, Option<&engine::status::Status>)> = config
-                        .tasks(c)
-                        .take(LISTED_TASKS)
-                        .map(|id| (id.task, status.task(c, id.task)))
+                    @let tasks: Vec<(i32, Option<&engine::status::Status>)> = task_ids(views, c, LISTED_TASKS)
+                        .into_iter()
+                        .map(|task| (task, status.task(c, task)))
                         .collect();
                     @let running = tasks.iter().filter(|(_, s)| s.is_some_and(|s| s.state == StatusState::Running)).count();
                     @let workers: std::collections::BTreeSet<&str> = tasks.iter().filter_map(|(_, s)| s.and_then(|s| s.worker_id.as_deref())).collect();
@@ -179,10 +178,10 @@ pub fn connector(views: &Views, monitor: &Monitor, c: &str) -> Option<String> {
         table id="tasks" {
             thead { tr { th { "task" } th { "state" } th { "worker" } th { "trace" } } }
             tbody {
-                @for id in config.tasks(c).take(LISTED_TASKS) {
-                    @let s = status.task(c, id.task);
+                @for task in task_ids(views, c, LISTED_TASKS) {
+                    @let s = status.task(c, task);
                     tr {
-                        td { (id.task) }
+                        td { (task) }
                         td { (state_badge(s.map_or("UNKNOWN", |s| s.state.as_str()))) }
                         td.muted { (s.and_then(|s| s.worker_id.as_deref()).unwrap_or("")) }
                         td {

@@ -509,3 +509,47 @@ fn the_dashboard_renders_in_headless_chromium() {
     let png = std::fs::read(&shot).expect("a screenshot was written");
     assert!(png.starts_with(b"\x89PNG"), "a PNG");
 }
+
+/// Every metric the docs' scrape config, alerts and Grafana dashboard (and the README) name is
+/// one the server exposes.
+#[test]
+fn the_docs_name_only_metrics_that_exist() {
+    // The dump of known states: every family has samples (a counter without any is not
+    // exposed), the skip counter included.
+    let server = common::Server::start(&known_states());
+    let text = scrape(&server);
+    let exposed: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    for file in [
+        "docs/prometheus.yml",
+        "docs/connect-state-alerts.yml",
+        "docs/grafana-dashboard.json",
+        "README.md",
+    ] {
+        let doc = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+        let mut named = 0;
+        for (i, _) in doc.match_indices("connect_state_") {
+            let name: String = doc[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            // Library paths (connect_state_core::...) are not metrics.
+            if doc[i + name.len()..].starts_with("::") || name.ends_with('_') {
+                continue;
+            }
+            let family = name.strip_suffix("_total").unwrap_or(&name);
+            assert!(
+                exposed.contains(family),
+                "{file} names {name}, which /metrics lacks"
+            );
+            named += 1;
+        }
+        if file.starts_with("docs/connect-state") || file.ends_with(".json") {
+            assert!(named > 0, "{file} names no metric");
+        }
+    }
+}

@@ -98,8 +98,9 @@ impl Recent {
         let _ = self.narrator.narrate(topic, record, changes, &mut keep);
     }
 
-    /// A connector's recent entries, oldest first, its open offsets run last (as it would be
-    /// told if it ended now).
+    /// A connector's recent entries, oldest first (by record timestamp; the topics are read
+    /// one after the other), its open offsets run with them (as it would be told if it ended
+    /// now).
     pub fn of_connector(&self, connector: &str) -> Vec<Entry> {
         let mut entries: Vec<Entry> = self
             .connectors
@@ -112,6 +113,7 @@ impl Recent {
                 .into_iter()
                 .filter(|e| e.connector.as_deref() == Some(connector)),
         );
+        entries.sort_by_key(|e| e.position.timestamp);
         entries
     }
 
