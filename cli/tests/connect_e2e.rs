@@ -1196,6 +1196,34 @@ fn history_tells_what_java_wrote() {
     assert_eq!(running["to"]["state"], "RUNNING");
     assert!(running["to"]["worker_id"].is_string());
 
+    // serve's monitoring over the live topics: the pause in /metrics, the name on /ui/.
+    let server = serve(&cluster, "", &[]);
+    let wanted = format!("connect_state_connector_state{{connector=\"{c}\",state=\"PAUSED\"}} 1");
+    eventually("/metrics showing the pause", WAIT, || {
+        let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
+        let text = agent
+            .get(&format!("{}/metrics", server.base))
+            .call()
+            .map_err(|e| e.to_string())?
+            .body_mut()
+            .read_to_string()
+            .map_err(|e| e.to_string())?;
+        text.contains(&wanted).then_some(()).ok_or(text)
+    });
+    let agent: ureq::Agent = ureq::Agent::config_builder().build().into();
+    let page = agent
+        .get(&format!("{}/ui/connectors/{c}", server.base))
+        .call()
+        .unwrap()
+        .body_mut()
+        .read_to_string()
+        .unwrap();
+    assert!(
+        page.contains("target_state_changed"),
+        "the timeline: {page}"
+    );
+    drop(server);
+
     // As of before the connector existed: not there; diff names it.
     let then = show_time(before);
     let past = inspect(&cluster, "", &["--as-of", &then]);
