@@ -2,26 +2,15 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
+use connect_state_tests::external::run_with_stdin;
 use connect_state_tests::load_vectors;
 
 fn connect_state(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin.as_bytes())
-        .expect("stdin accepts the dump");
-    child.wait_with_output().expect("the binary finishes")
+    let mut command = Command::new(env!("CARGO_BIN_EXE_connect-state"));
+    command.args(args);
+    run_with_stdin(&mut command, stdin.as_bytes()).expect("the binary runs")
 }
 
 fn text(bytes: &[u8]) -> String {

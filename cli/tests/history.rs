@@ -118,6 +118,15 @@ fn args(parts: &[&str], rest: Vec<String>) -> Vec<String> {
     parts.iter().map(|s| s.to_string()).chain(rest).collect()
 }
 
+/// The first entry of `kind`, and where it is.
+fn first<'a>(entries: &'a [Entry], kind: &str) -> (usize, &'a Entry) {
+    entries
+        .iter()
+        .enumerate()
+        .find(|(_, e)| e.kind == kind)
+        .unwrap_or_else(|| panic!("no {kind}: {entries:#?}"))
+}
+
 /// The entry after `after` of `kind` for `connector`.
 fn find<'a>(entries: &'a [Entry], kind: &str, connector: &str, after: usize) -> (usize, &'a Entry) {
     entries
@@ -387,11 +396,7 @@ fn the_binary_tells_the_same_history_from_dumps() {
 fn filters_pick_a_connector_and_a_window() {
     let life = lifecycle();
     let (entries, _) = told(&life, &Options::default());
-    let (_, inconsistent) = entries
-        .iter()
-        .enumerate()
-        .find(|(_, e)| e.kind == "became_inconsistent")
-        .unwrap();
+    let (_, inconsistent) = first(&entries, "became_inconsistent");
     let connector = inconsistent.connector.clone().unwrap();
     let at = inconsistent.position.timestamp.unwrap();
     let options = Options {
@@ -425,11 +430,7 @@ fn filters_pick_a_connector_and_a_window() {
 fn as_of_the_crash_the_connector_is_inconsistent_and_diff_says_what_changed() {
     let life = lifecycle();
     let (entries, _) = told(&life, &Options::default());
-    let (at, inconsistent) = entries
-        .iter()
-        .enumerate()
-        .find(|(_, e)| e.kind == "became_inconsistent")
-        .unwrap();
+    let (at, inconsistent) = first(&entries, "became_inconsistent");
     let connector = inconsistent.connector.clone().unwrap();
     let offset = inconsistent.position.offset;
     let (_, repaired) = find(&entries, "became_consistent", &connector, at + 1);

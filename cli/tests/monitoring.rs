@@ -5,8 +5,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use connect_state_tests::external;
 use serde_json::{json, Value};
@@ -29,20 +28,9 @@ for family in text_string_to_metric_families(sys.stdin.read()):
     ]
 print(json.dumps(out))
 "#;
-    let mut child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let mut command = Command::new("python3");
+    command.args(["-c", script]);
+    let output = external::run_with_stdin(&mut command, text.as_bytes()).expect("python3 runs");
     assert!(
         output.status.success(),
         "the parser refused the exposition: {}\n{text}",
@@ -250,84 +238,65 @@ fn metrics_of_known_states_are_exact_and_escaped() {
         return;
     };
     let v = |family: &str, labels: Value| value(&families, family, labels);
-    assert_eq!(
-        v("connect_state_connectors", json!({"state": "RUNNING"})),
-        Some(2.0)
-    );
-    assert_eq!(
-        v("connect_state_connectors", json!({"state": "UNKNOWN"})),
-        Some(1.0),
-        "src"
-    );
-    assert_eq!(
-        v("connect_state_tasks", json!({"state": "RUNNING"})),
-        Some(1.0)
-    );
-    assert_eq!(
-        v(
+    let expected = [
+        ("connect_state_connectors", json!({"state": "RUNNING"}), 2.0),
+        ("connect_state_connectors", json!({"state": "UNKNOWN"}), 1.0), // src: no status
+        ("connect_state_tasks", json!({"state": "RUNNING"}), 1.0),
+        // The label values survive escaping.
+        (
             "connect_state_connector_state",
-            json!({"connector": weird, "state": "RUNNING"})
+            json!({"connector": weird, "state": "RUNNING"}),
+            1.0,
         ),
-        Some(1.0),
-        "the label value survives escaping: {text}"
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_task_state",
-            json!({"connector": weird, "task": "0", "state": "RUNNING", "worker": "w\"2:8083"})
+            json!({"connector": weird, "task": "0", "state": "RUNNING", "worker": "w\"2:8083"}),
+            1.0,
         ),
-        Some(1.0)
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_connector_inconsistent",
-            json!({"connector": "broken"})
+            json!({"connector": "broken"}),
+            1.0,
         ),
-        Some(1.0)
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_connector_inconsistent",
-            json!({"connector": weird})
+            json!({"connector": weird}),
+            0.0,
         ),
-        Some(0.0)
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_findings",
-            json!({"check": "inconsistent-connector"})
+            json!({"check": "inconsistent-connector"}),
+            1.0,
         ),
-        Some(1.0)
-    );
-    assert_eq!(
-        v(
-            // The family of the counter `connect_state_records_skipped_total`.
+        // The family of the counter `connect_state_records_skipped_total`.
+        (
             "connect_state_records_skipped",
-            json!({"topic": "config", "reason": "invalid_json"})
+            json!({"topic": "config", "reason": "invalid_json"}),
+            1.0,
         ),
-        Some(1.0)
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_source_partitions",
-            json!({"connector": "src"})
+            json!({"connector": "src"}),
+            2.0,
         ),
-        Some(2.0)
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_topic_next_offset",
-            json!({"topic": "config", "partition": "0"})
+            json!({"topic": "config", "partition": "0"}),
+            8.0,
         ),
-        Some(8.0)
-    );
-    assert_eq!(
-        v(
+        (
             "connect_state_topic_next_offset",
-            json!({"topic": "offsets", "partition": "7"})
+            json!({"topic": "offsets", "partition": "7"}),
+            1.0,
         ),
-        Some(1.0)
-    );
+    ];
+    for (family, labels, want) in expected {
+        assert_eq!(
+            v(family, labels.clone()),
+            Some(want),
+            "{family} {labels}\n{text}"
+        );
+    }
     let age = v(
         "connect_state_task_status_age_seconds",
         json!({"connector": weird, "task": "0"}),

@@ -4,9 +4,11 @@
 use std::collections::BTreeSet;
 
 use connect_state_store::{validate_topic, TopicDescription, TopicRole};
-use engine::config::{ConfigSnapshot, Inconsistency};
+use engine::config::{ConfigDiagnostics, ConfigSnapshot, Inconsistency};
 use engine::offsets::offset_key;
+use engine::offsets::{OffsetDiagnostics, OffsetSnapshot};
 use engine::status::write::{connector_key, task_key, topic_key};
+use engine::status::{StatusDiagnostics, StatusSnapshot};
 use engine::TopicMachine;
 use serde::Serialize;
 
@@ -69,47 +71,23 @@ pub const CHECKS: [&str; 11] = [
     "bad-dump-lines",
 ];
 
-/// A config-topic machine `doctor` can examine: the replay log, or a watched one.
-pub trait ConfigMachine:
-    TopicMachine<Snapshot = ConfigSnapshot, Diagnostics = engine::config::ConfigDiagnostics>
-{
-}
-impl<M> ConfigMachine for M where
-    M: TopicMachine<Snapshot = ConfigSnapshot, Diagnostics = engine::config::ConfigDiagnostics>
-{
-}
+/// A topic machine with the snapshot `S` and diagnostics `D` of one topic: what `doctor`
+/// examines (the replay log, or a server's watched machine).
+pub trait MachineOf<S, D>: TopicMachine<Snapshot = S, Diagnostics = D> {}
 
-/// A status-topic machine `doctor` can examine.
-pub trait StatusMachine:
-    TopicMachine<
-    Snapshot = engine::status::StatusSnapshot,
-    Diagnostics = engine::status::StatusDiagnostics,
->
-{
-}
-impl<M> StatusMachine for M where
-    M: TopicMachine<
-        Snapshot = engine::status::StatusSnapshot,
-        Diagnostics = engine::status::StatusDiagnostics,
-    >
-{
-}
+impl<M, S, D> MachineOf<S, D> for M where M: TopicMachine<Snapshot = S, Diagnostics = D> {}
 
-/// An offsets-topic machine `doctor` can examine.
-pub trait OffsetsMachine:
-    TopicMachine<
-    Snapshot = engine::offsets::OffsetSnapshot,
-    Diagnostics = engine::offsets::OffsetDiagnostics,
->
-{
-}
-impl<M> OffsetsMachine for M where
-    M: TopicMachine<
-        Snapshot = engine::offsets::OffsetSnapshot,
-        Diagnostics = engine::offsets::OffsetDiagnostics,
-    >
-{
-}
+/// A config-topic machine.
+pub trait ConfigMachine: MachineOf<ConfigSnapshot, ConfigDiagnostics> {}
+impl<M: MachineOf<ConfigSnapshot, ConfigDiagnostics>> ConfigMachine for M {}
+
+/// A status-topic machine.
+pub trait StatusMachine: MachineOf<StatusSnapshot, StatusDiagnostics> {}
+impl<M: MachineOf<StatusSnapshot, StatusDiagnostics>> StatusMachine for M {}
+
+/// An offsets-topic machine.
+pub trait OffsetsMachine: MachineOf<OffsetSnapshot, OffsetDiagnostics> {}
+impl<M: MachineOf<OffsetSnapshot, OffsetDiagnostics>> OffsetsMachine for M {}
 
 /// Runs every check the given topics allow.
 pub fn examine<C, S, O>(topics: &Topics<C, S, O>) -> Report

@@ -41,3 +41,37 @@ pub fn python_module(module: &str) -> Result<(), String> {
         ))
     }
 }
+
+/// Runs `command` with `input` as its standard input and collects its output. The input is
+/// written from a thread of its own, so a program that writes while it reads cannot block on a
+/// full pipe.
+pub fn run_with_stdin(
+    command: &mut std::process::Command,
+    input: &[u8],
+) -> std::io::Result<std::process::Output> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output()?;
+    // A program that exits without reading all of its input is not an error here.
+    let _ = writer.join();
+    Ok(output)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn input_larger_than_a_pipe_reaches_the_program() {
+        let input = vec![b'x'; 1 << 20];
+        let output = super::run_with_stdin(&mut std::process::Command::new("cat"), &input).unwrap();
+        assert!(output.status.success());
+        assert_eq!(output.stdout.len(), input.len());
+    }
+}

@@ -4,8 +4,7 @@
 //! we hold. Needs `python3` with `confluent-kafka` (`pip install confluent-kafka`; CI installs
 //! it): without it they skip with a notice, unless `CONNECT_STATE_REQUIRE_EXTERNAL=1`.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,21 +30,10 @@ fn confluent_kafka() -> bool {
 }
 
 fn python(args: &[&str], stdin: &str) -> String {
-    let mut child = Command::new("python3")
-        .arg(SCRIPT)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    let mut command = Command::new("python3");
+    command.arg(SCRIPT).args(args);
+    let output = connect_state_tests::external::run_with_stdin(&mut command, stdin.as_bytes())
         .expect("python3 runs (the interop tests need python3 with confluent-kafka)");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
     assert!(
         output.status.success(),
         "interop.py {args:?} failed (is confluent-kafka installed? pip install confluent-kafka): {}",
