@@ -392,10 +392,11 @@ fn is_secret_property(key: &str) -> bool {
 
 /// `text` as it may reach a terminal: its lines kept, any other control or invisible
 /// formatting character in them escaped (a name from a topic quoted in an error cannot drive
-/// the terminal). For error messages; tables escape their cells themselves.
+/// the terminal), and, unlike a table cell, never cut. For error messages; tables escape
+/// their cells themselves.
 pub fn printable(text: &str) -> String {
     text.split('\n')
-        .map(table::shown)
+        .map(table::escaped)
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -7,9 +7,23 @@ use std::fmt::Write as _;
 /// `text` as it may reach a terminal: control characters (C0, DEL, C1: an escape sequence, a
 /// bell, a newline that would forge a table row) and the invisible characters that reorder or
 /// hide text (bidirectional overrides and isolates such as U+202E, zero-width characters, line
-/// and paragraph separators) are shown as escapes (`\n`, `\t`, `\r`, `\u{1b}`, `\u{202e}`).
-/// Everything from a topic goes through it in tables and findings; JSON output is exact.
+/// and paragraph separators) are shown as escapes (`\n`, `\t`, `\r`, `\u{1b}`, `\u{202e}`),
+/// and text longer than [`MAX_CELL_CHARS`] is cut, saying how much it left out. Everything
+/// from a topic goes through it in tables, findings and readable lines; JSON output is exact.
 pub(crate) fn shown(text: &str) -> Cow<'_, str> {
+    let escaped = escaped(text);
+    // Fewer bytes than the limit: fewer characters too.
+    if escaped.len() <= MAX_CELL_CHARS {
+        return escaped;
+    }
+    match fitted(&escaped) {
+        Some(cut) => Cow::Owned(cut),
+        None => escaped,
+    }
+}
+
+/// `text` with the characters [`hidden`] finds shown as escapes.
+pub(crate) fn escaped(text: &str) -> Cow<'_, str> {
     if !text.chars().any(hidden) {
         return Cow::Borrowed(text);
     }
@@ -28,6 +42,26 @@ pub(crate) fn shown(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The most characters a cell or a name shows. A wider one (a 70 KB source partition, a
+/// connector name of any length) is cut to this and says how much it left out; the JSON
+/// output holds every value whole.
+pub(crate) const MAX_CELL_CHARS: usize = 200;
+
+/// Room kept at the end of a cut cell for the note of what it left out.
+const CUT_NOTE_CHARS: usize = 24;
+
+/// `text` cut to [`MAX_CELL_CHARS`] characters with the cut said at its end
+/// (`…[+69,812 characters]`), or `None` when it fits.
+fn fitted(text: &str) -> Option<String> {
+    let count = text.chars().count();
+    if count <= MAX_CELL_CHARS {
+        return None;
+    }
+    let kept = MAX_CELL_CHARS - CUT_NOTE_CHARS;
+    let head: String = text.chars().take(kept).collect();
+    Some(format!("{head}…[+{} characters]", count - kept))
+}
+
 /// Whether `c` would act on a terminal or hide or reorder text instead of showing itself.
 fn hidden(c: char) -> bool {
     c.is_control()
@@ -43,31 +77,38 @@ fn hidden(c: char) -> bool {
 }
 
 /// Renders rows under headers, columns padded to their widest cell, two spaces apart. Every
-/// cell is [`shown`].
+/// cell is [`shown`] (so cut to [`MAX_CELL_CHARS`]: no line grows without bound).
 pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let rows: Vec<Vec<String>> = rows
+    let cells = |row: &Vec<String>| -> Vec<(String, usize)> {
+        row.iter()
+            .map(|cell| {
+                let cell = shown(cell).into_owned();
+                let width = cell.chars().count();
+                (cell, width)
+            })
+            .collect()
+    };
+    let header_cells: Vec<(String, usize)> = headers
         .iter()
-        .map(|row| row.iter().map(|cell| shown(cell).into_owned()).collect())
+        .map(|h| ((*h).to_string(), h.chars().count()))
         .collect();
-    let rows = &rows;
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (i, cell) in row.iter().enumerate() {
+    let rows: Vec<Vec<(String, usize)>> = rows.iter().map(cells).collect();
+    let mut widths: Vec<usize> = header_cells.iter().map(|(_, w)| *w).collect();
+    for row in &rows {
+        for (i, (_, width)) in row.iter().enumerate() {
             if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(cell.chars().count());
+                *w = (*w).max(*width);
             }
         }
     }
     let mut out = String::new();
-    let header_cells: Vec<String> = headers.iter().map(|h| (*h).to_string()).collect();
-    for row in core::iter::once(&header_cells).chain(rows) {
+    for row in core::iter::once(&header_cells).chain(&rows) {
         let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            let width = widths.get(i).copied().unwrap_or(0);
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                line.push_str(&format!("{cell:<width$}  "));
+        for (i, (cell, width)) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                let column = widths.get(i).copied().unwrap_or(0);
+                line.extend(core::iter::repeat_n(' ', column.saturating_sub(*width) + 2));
             }
         }
         out.push_str(line.trim_end());
@@ -103,6 +144,36 @@ mod tests {
         assert_eq!(
             super::render(&["NAME", "STATE"], &rows),
             "NAME           STATE\na\\nb  RUNNING  ok\n"
+        );
+    }
+
+    #[test]
+    fn a_cell_wider_than_the_limit_is_cut_and_says_so() {
+        let wide = "q".repeat(70_000);
+        let rows = vec![
+            vec![wide.clone(), "ok".to_string()],
+            vec!["x".into(), "y".into()],
+        ];
+        let table = super::render(&["PARTITION", "STATE"], &rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3);
+        let kept = super::MAX_CELL_CHARS - super::CUT_NOTE_CHARS;
+        let expected = format!("{}…[+{} characters]", "q".repeat(kept), 70_000 - kept);
+        assert_eq!(lines[1], format!("{expected}  ok"));
+        assert!(lines[1].chars().count() <= super::MAX_CELL_CHARS + 4);
+        assert_eq!(
+            lines[2],
+            format!("x{}y", " ".repeat(expected.chars().count() + 1))
+        );
+        // Exactly at the limit: shown whole.
+        let at = "a".repeat(super::MAX_CELL_CHARS);
+        assert_eq!(super::shown(&at), at);
+        // Escapes count: a cell of newlines is cut after they are shown as `\\n`.
+        let newlines = "\n".repeat(150);
+        let cut = super::shown(&newlines);
+        assert!(
+            cut.starts_with("\\n\\n") && cut.ends_with("…[+124 characters]"),
+            "{cut}"
         );
     }
 }
