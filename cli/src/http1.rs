@@ -1,423 +1,465 @@
-//! The HTTP/1.1 connections of `serve`: reading requests with bounded time and size, handing
-//! them to the [`Router`], writing the answers, and a bounded graceful shutdown.
+//! The HTTP/1.1 connections of `serve`, on hyper: accepting within a cap on open connections,
+//! the timeouts no request should outlive, and a bounded graceful shutdown.
 //!
-//! Why not hyper's server: hyper answers a request it cannot parse (400, 414, 431) itself, with
-//! an empty body and no way to change it, and Connect's clients are owed Java's JSON error
-//! shape and the config-offset header on every answer. Parsing is [`httparse`]'s (hyper's own
-//! parser); the routing and the answers are axum's.
+//! hyper parses requests, decodes chunked bodies, answers `Expect: 100-continue` when the body
+//! is first read, applies backpressure to answers, and answers what it cannot parse itself
+//! (400 or 431 with an empty body; the README's deliberate differences say so). What a routed
+//! request must pass before its handler runs is [`crate::admission`]'s.
 //!
-//! Every wait is bounded: a request head must arrive within [`Limits::header_read`] of the
-//! connection opening (or of its first byte on a kept-alive connection), an idle kept-alive
-//! connection is closed after [`Limits::idle`], a body and an answer must move within
-//! [`Limits::idle`] too. On shutdown no new request is read; answers under way get
-//! [`Limits::grace`] to finish, then every connection left is dropped.
+//! This module adds what hyper leaves to its caller:
+//! * **A cap on open connections** ([`Limits::max_connections`]). When a new client arrives and
+//!   the cap is reached, the connection that has waited longest without being answered goes
+//!   (idle, or still sending its request, or not reading its answer); one whose handler runs is
+//!   never cut. New clients keep being answered whatever the old ones do.
+//! * **Answers that do not move.** A client that stops reading its answer for
+//!   [`Limits::idle`] is disconnected (hyper would wait forever).
+//! * **Shutdown.** On the signal no connection is accepted, idle ones close, answers under way
+//!   get [`Limits::grace`] to finish, then every connection left is dropped.
+//!
+//! A request head must arrive whole within [`Limits::header_read`] of the server starting to
+//! wait for it (hyper's `header_read_timeout`): from the connection opening, or from the end
+//! of the previous answer on a kept-alive connection.
 
+use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, Request, Version};
-use axum::response::Response;
+use axum::http::Request;
 use axum::Router;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use bytes::Bytes;
+use http_body::{Frame, SizeHint};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::Notify;
 use tokio::task::JoinSet;
-use tokio::time::{timeout_at, Instant};
+use tokio::time::Instant;
 use tower::ServiceExt;
 
-/// The largest request head (request line and headers) read; a larger one is answered 431.
+/// The largest request head (request line and headers) hyper reads; a larger one is hyper's
+/// 431. hyper buffers a little more of an answer than this for a client before waiting.
 pub const MAX_HEAD_BYTES: usize = 64 * 1024;
-/// The longest request target; a longer one is answered 414.
-pub const MAX_URI_BYTES: usize = 8 * 1024;
-/// The most header fields a request may have; more are answered 431.
+/// The most header fields a request may have; more are hyper's 431.
 pub const MAX_HEADERS: usize = 100;
-/// The largest request body read; a larger one is answered 413.
-pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
+/// The default cap on open connections (see [`default_max_connections`]).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+/// File descriptors kept free of client connections under the process's limit: the listener,
+/// the Kafka clients' sockets, standard streams.
+const RESERVED_DESCRIPTORS: u64 = 64;
 
-/// How long the server waits for clients.
+/// What the server allows its clients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// From a connection's opening (or the first byte of a later request) to the end of the
-    /// request head; a client slower than that gets a 408 and the connection is closed.
+    /// From the server starting to wait for a request head (the connection opening, or the
+    /// previous answer sent) to its end; a slower client is disconnected (by hyper).
     pub header_read: Duration,
-    /// How long a kept-alive connection may wait for its next request, and a body or an answer
-    /// for the next bytes to move.
+    /// How long an answer may wait for its client to take the next bytes.
     pub idle: Duration,
     /// After the shutdown signal, how long answers under way may take before every remaining
     /// connection is dropped.
     pub grace: Duration,
+    /// Connections open at once; at the cap the longest-waiting unanswered one makes room.
+    pub max_connections: usize,
 }
 
-/// Builds the answer to a request the router never saw (malformed, too large, too slow):
-/// status code and message, in the same shape and with the same headers as the router's.
-pub type ErrorAnswer = Arc<dyn Fn(u16, String) -> Response + Send + Sync>;
+/// The default cap on open connections: [`DEFAULT_MAX_CONNECTIONS`], or the process's limit
+/// on open files less a reserve for everything else, when that is lower (at least 16).
+pub fn default_max_connections() -> usize {
+    let room = open_file_limit().map(|limit| limit.saturating_sub(RESERVED_DESCRIPTORS));
+    let cap = room.map_or(DEFAULT_MAX_CONNECTIONS as u64, |room| {
+        room.min(DEFAULT_MAX_CONNECTIONS as u64)
+    });
+    usize::try_from(cap)
+        .unwrap_or(DEFAULT_MAX_CONNECTIONS)
+        .max(16)
+}
+
+/// The soft limit on open files (`RLIMIT_NOFILE`), when there is one.
+#[cfg(unix)]
+fn open_file_limit() -> Option<u64> {
+    rustix::process::getrlimit(rustix::process::Resource::Nofile).current
+}
+
+#[cfg(not(unix))]
+fn open_file_limit() -> Option<u64> {
+    None
+}
 
 /// Accepts connections on `listener` and serves each with `router` until `shutdown`
 /// completes, then shuts down within [`Limits::grace`].
 pub async fn serve(
     listener: TcpListener,
     router: Router,
-    error: ErrorAnswer,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
 ) {
-    let (stop, stopping) = watch::channel(false);
-    let mut connections = JoinSet::new();
-    let mut accept_error: Option<String> = None;
+    let graceful = GracefulShutdown::new();
+    let registry = Arc::new(Mutex::new(Registry::default()));
+    let mut tasks = JoinSet::new();
+    let mut notice = Notice::default();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    accept_error = None;
-                    let connection = Connection {
-                        stream,
-                        buffer: Vec::new(),
-                        router: router.clone(),
-                        error: Arc::clone(&error),
-                        limits,
-                        stopping: stopping.clone(),
+                    notice.clear();
+                    let Some(connection) = admit(&registry, limits.max_connections) else {
+                        notice.say(format!(
+                            "{} connections are being answered; a new one was closed",
+                            limits.max_connections
+                        ));
+                        continue;
                     };
-                    connections.spawn(connection.run());
+                    let served = serve_connection(
+                        stream,
+                        router.clone(),
+                        Arc::clone(&connection),
+                        limits,
+                        graceful.watcher(),
+                    );
+                    let registry = Arc::clone(&registry);
+                    tasks.spawn(async move {
+                        served.await;
+                        lock(&registry).open.remove(&connection.id);
+                    });
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: say so once, wait, go on.
-                    let text = e.to_string();
-                    if accept_error.as_deref() != Some(text.as_str()) {
-                        eprintln!("connect-state serve: cannot accept a connection: {text}");
-                        accept_error = Some(text);
-                    }
+                    notice.say(format!("cannot accept a connection: {e}"));
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
     }
     drop(listener);
-    let _ = stop.send(true);
-    let deadline = Instant::now() + limits.grace;
-    while let Ok(Some(_)) = timeout_at(deadline, connections.join_next()).await {}
-    connections.shutdown().await;
+    let _ = tokio::time::timeout(limits.grace, graceful.shutdown()).await;
+    tasks.shutdown().await;
 }
 
-/// One client connection.
-struct Connection {
-    stream: TcpStream,
-    /// Bytes read and not yet used (the start of the next request, when pipelined).
-    buffer: Vec<u8>,
-    router: Router,
-    error: ErrorAnswer,
-    limits: Limits,
-    stopping: watch::Receiver<bool>,
+/// A problem of the accept loop, said on stderr once until it changes or goes away.
+#[derive(Default)]
+struct Notice(Option<String>);
+
+impl Notice {
+    fn say(&mut self, text: String) {
+        if self.0.as_deref() != Some(text.as_str()) {
+            eprintln!("connect-state serve: {text}");
+            self.0 = Some(text);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0 = None;
+    }
 }
 
-/// A request head read whole.
-struct Head {
-    request: Request<()>,
-    /// Bytes of the head in the buffer.
-    length: usize,
-    body: BodyFraming,
-    keep_alive: bool,
+/// The open connections.
+#[derive(Default)]
+struct Registry {
+    next_id: u64,
+    open: BTreeMap<u64, Arc<Connection>>,
 }
 
-/// How the body after a head is delimited.
-enum BodyFraming {
-    /// `Content-Length: n` (0 without one).
-    Length(u64),
-    /// A body this server does not read (chunked, or waiting for `100 Continue`): the
-    /// request is answered without it and the connection closed.
-    Unread,
+fn lock(registry: &Mutex<Registry>) -> std::sync::MutexGuard<'_, Registry> {
+    registry
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Why no request was read.
-enum NoRequest {
-    /// The client closed, went idle, or the server is stopping: close without an answer.
-    Close,
-    /// Answer with this status and message, then close.
-    Refuse(u16, String),
+/// Registers a new connection, making room at the cap: the longest-waiting connection whose
+/// handler is not running is told to close. `None` when every open connection is being
+/// answered.
+fn admit(registry: &Mutex<Registry>, max: usize) -> Option<Arc<Connection>> {
+    let mut registry = lock(registry);
+    let staying = registry.open.values().filter(|c| !c.is_evicted()).count();
+    if staying >= max {
+        let victim = registry
+            .open
+            .values()
+            .filter(|c| !c.is_evicted())
+            .filter_map(|c| c.waiting_since().map(|since| (since, c)))
+            .min_by_key(|(since, _)| *since)
+            .map(|(_, c)| Arc::clone(c))?;
+        victim.evict();
+    }
+    let id = registry.next_id;
+    registry.next_id += 1;
+    let connection = Arc::new(Connection::new(id));
+    registry.open.insert(id, Arc::clone(&connection));
+    Some(connection)
+}
+
+/// Where a connection is in its current exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for a request head (a new or kept-alive connection, or one sending its head).
+    Waiting,
+    /// The request's body is being read ([`crate::admission`] bounds it).
+    ReadingBody,
+    /// The handler runs.
+    Handling,
+    /// The answer is being written.
+    Sending,
+}
+
+/// One client connection, as the accept loop, the watchdog and the request guards see it.
+pub(crate) struct Connection {
+    id: u64,
+    /// The phase and when it began.
+    phase: Mutex<(Phase, Instant)>,
+    /// When the client last took bytes of an answer.
+    last_write: Mutex<Instant>,
+    /// Wakes the watchdog when the phase changes.
+    changed: Notify,
+    /// Told once to close (to make room under the cap).
+    close: Notify,
+    evicted: AtomicBool,
 }
 
 impl Connection {
-    async fn run(mut self) {
-        let _ = self.stream.set_nodelay(true);
-        let mut first = true;
-        loop {
-            let head = match self.read_head(first).await {
-                Ok(head) => head,
-                Err(NoRequest::Close) => return,
-                Err(NoRequest::Refuse(status, message)) => {
-                    let answer = (self.error)(status, message);
-                    let _ = self.write(answer, false, false).await;
-                    return;
-                }
-            };
-            first = false;
-            let Head {
-                request,
-                length,
-                body,
-                keep_alive,
-            } = head;
-            self.buffer.drain(..length);
-            let (body, keep_alive) = match body {
-                BodyFraming::Length(n) if n > MAX_BODY_BYTES => {
-                    let message = format!("the request body is longer than {MAX_BODY_BYTES} bytes");
-                    let answer = (self.error)(413, message);
-                    let _ = self.write(answer, false, false).await;
-                    return;
-                }
-                BodyFraming::Length(n) => match self.read_body(n as usize).await {
-                    Some(body) => (body, keep_alive),
-                    None => return,
-                },
-                BodyFraming::Unread => (Vec::new(), false),
-            };
-            let head_only = request.method() == Method::HEAD;
-            let (parts, ()) = request.into_parts();
-            let request = Request::from_parts(parts, Body::from(body));
-            let answer = match self.router.clone().oneshot(request).await {
-                Ok(answer) => answer,
-                Err(never) => match never {},
-            };
-            let keep_alive = keep_alive && !*self.stopping.borrow();
-            if self.write(answer, head_only, keep_alive).await.is_err() || !keep_alive {
-                return;
-            }
+    fn new(id: u64) -> Self {
+        let now = Instant::now();
+        Self {
+            id,
+            phase: Mutex::new((Phase::Waiting, now)),
+            last_write: Mutex::new(now),
+            changed: Notify::new(),
+            close: Notify::new(),
+            evicted: AtomicBool::new(false),
         }
     }
 
-    /// Reads the next request head. The first request of a connection must arrive whole
-    /// within `header_read`; a later one may wait `idle` for its first byte, then has
-    /// `header_read` for the rest.
-    async fn read_head(&mut self, first: bool) -> Result<Head, NoRequest> {
-        let mut deadline = Instant::now()
-            + if first {
-                self.limits.header_read
-            } else {
-                self.limits.idle
-            };
-        let mut started = first;
-        loop {
-            if !self.buffer.is_empty() && !started {
-                started = true;
-                deadline = Instant::now() + self.limits.header_read;
-            }
-            if let Some(head) = parse_head(&self.buffer)? {
-                return Ok(head);
-            }
-            if *self.stopping.borrow() {
-                return Err(NoRequest::Close);
-            }
-            let mut stopping = self.stopping.clone();
-            let read = tokio::select! {
-                read = timeout_at(deadline, read_some(&mut self.stream, &mut self.buffer)) => read,
-                _ = stopping.changed() => return Err(NoRequest::Close),
-            };
-            match read {
-                Ok(Ok(0)) | Ok(Err(_)) => return Err(NoRequest::Close),
-                Ok(Ok(_)) => {}
-                Err(_) if self.buffer.is_empty() => return Err(NoRequest::Close),
-                Err(_) => {
-                    return Err(NoRequest::Refuse(
-                        408,
-                        format!(
-                            "the request head did not arrive within {} ms",
-                            self.limits.header_read.as_millis()
-                        ),
-                    ))
-                }
-            }
+    fn enter(&self, phase: Phase) {
+        *self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = (phase, Instant::now());
+        self.changed.notify_waiters();
+    }
+
+    fn phase(&self) -> (Phase, Instant) {
+        *self
+            .phase
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn wrote(&self) {
+        *self
+            .last_write
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+    }
+
+    fn last_write(&self) -> Instant {
+        *self
+            .last_write
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Since when the connection has waited on its client (`None` while its handler runs):
+    /// the start of its phase, or for an answer the client last took bytes of.
+    fn waiting_since(&self) -> Option<Instant> {
+        match self.phase() {
+            (Phase::Handling, _) => None,
+            (Phase::Sending, since) => Some(since.max(self.last_write())),
+            (Phase::Waiting | Phase::ReadingBody, since) => Some(since),
         }
     }
 
-    /// Reads a body of `length` bytes (the buffer's first, then the stream's), each read
-    /// within `idle`; `None` if the client stops sending.
-    async fn read_body(&mut self, length: usize) -> Option<Vec<u8>> {
-        while self.buffer.len() < length {
-            let deadline = Instant::now() + self.limits.idle;
-            match timeout_at(deadline, read_some(&mut self.stream, &mut self.buffer)).await {
-                Ok(Ok(n)) if n > 0 => {}
-                _ => return None,
-            }
+    /// When the answer being written is given up if the client takes nothing more.
+    fn send_deadline(&self, idle: Duration) -> Option<Instant> {
+        match self.phase() {
+            (Phase::Sending, since) => Some(since.max(self.last_write()) + idle),
+            _ => None,
         }
-        Some(self.buffer.drain(..length).collect())
     }
 
-    /// Writes `answer` (its head only for a HEAD request), with `Connection: close` unless
-    /// the connection is kept alive; the whole answer must be taken within `idle`.
-    async fn write(
-        &mut self,
-        answer: Response,
-        head_only: bool,
-        keep_alive: bool,
-    ) -> io::Result<()> {
-        let (parts, body) = answer.into_parts();
-        let body = axum::body::to_bytes(body, usize::MAX)
-            .await
-            .map_err(io::Error::other)?;
-        let mut out = Vec::with_capacity(256 + body.len());
-        let reason = parts.status.canonical_reason().unwrap_or("");
-        out.extend_from_slice(
-            format!("HTTP/1.1 {} {reason}\r\n", parts.status.as_u16()).as_bytes(),
-        );
-        let length = match parts.headers.get(header::CONTENT_LENGTH) {
-            Some(declared) if head_only => declared.as_bytes().to_vec(),
-            _ => body.len().to_string().into_bytes(),
-        };
-        write_header(&mut out, header::CONTENT_LENGTH.as_str(), &length);
-        write_header(
-            &mut out,
-            header::DATE.as_str(),
-            httpdate::fmt_http_date(SystemTime::now()).as_bytes(),
-        );
-        let connection: &[u8] = if keep_alive { b"keep-alive" } else { b"close" };
-        write_header(&mut out, header::CONNECTION.as_str(), connection);
-        for (name, value) in &parts.headers {
-            if ![
-                header::CONTENT_LENGTH,
-                header::CONNECTION,
-                header::DATE,
-                header::TRANSFER_ENCODING,
-            ]
-            .contains(name)
-            {
-                write_header(&mut out, name.as_str(), value.as_bytes());
-            }
-        }
-        out.extend_from_slice(b"\r\n");
-        if !head_only {
-            out.extend_from_slice(&body);
-        }
-        let deadline = Instant::now() + self.limits.idle;
-        match timeout_at(deadline, self.stream.write_all(&out)).await {
-            Ok(written) => written,
-            Err(_) => Err(io::ErrorKind::TimedOut.into()),
-        }
+    fn evict(&self) {
+        self.evicted.store(true, Ordering::Relaxed);
+        self.close.notify_one();
+    }
+
+    fn is_evicted(&self) -> bool {
+        self.evicted.load(Ordering::Relaxed)
+    }
+
+    /// Says the request's body has been read and its handler starts (called by
+    /// [`crate::admission`] through the request's extensions).
+    pub(crate) fn handling(&self) {
+        self.enter(Phase::Handling);
     }
 }
 
-fn write_header(out: &mut Vec<u8>, name: &str, value: &[u8]) {
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b": ");
-    out.extend_from_slice(value);
-    out.extend_from_slice(b"\r\n");
-}
+/// The connection a request came on, in the request's extensions.
+#[derive(Clone)]
+pub(crate) struct Current(pub(crate) Arc<Connection>);
 
-/// Reads what the stream has (at most 16 KiB) onto the end of `buffer`.
-async fn read_some(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> io::Result<usize> {
-    let mut chunk = [0u8; 16 * 1024];
-    let n = stream.read(&mut chunk).await?;
-    buffer.extend_from_slice(&chunk[..n]);
-    Ok(n)
-}
-
-/// The request head at the start of `buffer`: `Ok(None)` while incomplete, a refusal when
-/// it is malformed or over a limit.
-fn parse_head(buffer: &[u8]) -> Result<Option<Head>, NoRequest> {
-    let refuse = |status: u16, message: &str| NoRequest::Refuse(status, message.to_string());
-    // The request line alone can tell the target is too long before the head is complete.
-    let line_end = buffer.iter().position(|&b| b == b'\n');
-    if line_end.map_or(buffer.len(), |end| end) > MAX_URI_BYTES + 64 {
-        return Err(refuse(414, "the request target is too long"));
-    }
-    let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut parsed = httparse::Request::new(&mut fields);
-    let length = match parsed.parse(buffer) {
-        Ok(httparse::Status::Complete(length)) => length,
-        Ok(httparse::Status::Partial) if buffer.len() > MAX_HEAD_BYTES => {
-            return Err(refuse(431, "the request head is too large"))
-        }
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(httparse::Error::TooManyHeaders) => {
-            return Err(refuse(431, "the request has too many header fields"))
-        }
-        Err(e) => return Err(NoRequest::Refuse(400, format!("malformed request: {e}"))),
-    };
-    if length > MAX_HEAD_BYTES {
-        return Err(refuse(431, "the request head is too large"));
-    }
-    let (Some(method), Some(target), Some(minor)) = (parsed.method, parsed.path, parsed.version)
-    else {
-        return Err(refuse(400, "malformed request"));
-    };
-    if target.len() > MAX_URI_BYTES {
-        return Err(refuse(414, "the request target is too long"));
-    }
-    let method = Method::from_bytes(method.as_bytes())
-        .map_err(|_| refuse(400, "malformed request: invalid method"))?;
-    let version = if minor == 0 {
-        Version::HTTP_10
-    } else {
-        Version::HTTP_11
-    };
-    let mut headers = HeaderMap::with_capacity(parsed.headers.len());
-    for field in parsed.headers.iter() {
-        let name = HeaderName::from_bytes(field.name.as_bytes())
-            .map_err(|_| refuse(400, "malformed request: invalid header name"))?;
-        let value = HeaderValue::from_bytes(field.value)
-            .map_err(|_| refuse(400, "malformed request: invalid header value"))?;
-        headers.append(name, value);
-    }
-    let body = body_framing(&headers)?;
-    let keep_alive = keep_alive(version, &headers);
-    let mut request = Request::builder()
-        .method(method)
-        .uri(target)
-        .version(version)
-        .body(())
-        .map_err(|_| refuse(400, "malformed request: invalid request target"))?;
-    *request.headers_mut() = headers;
-    Ok(Some(Head {
-        request,
-        length,
-        body,
-        keep_alive,
-    }))
-}
-
-/// The body's framing from `Content-Length`, `Transfer-Encoding` and `Expect`.
-fn body_framing(headers: &HeaderMap) -> Result<BodyFraming, NoRequest> {
-    if headers.contains_key(header::TRANSFER_ENCODING) || headers.contains_key(header::EXPECT) {
-        return Ok(BodyFraming::Unread);
-    }
-    let mut length: Option<u64> = None;
-    for value in headers.get_all(header::CONTENT_LENGTH) {
-        let n = value
-            .to_str()
-            .ok()
-            .filter(|text| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|text| text.parse::<u64>().ok());
-        match (n, length) {
-            (Some(n), None) => length = Some(n),
-            (Some(n), Some(seen)) if n == seen => {}
-            _ => {
-                return Err(NoRequest::Refuse(
-                    400,
-                    "malformed request: invalid Content-Length".into(),
-                ))
+/// Serves one connection until it closes, is told to close, or stalls an answer.
+async fn serve_connection(
+    stream: TcpStream,
+    router: Router,
+    connection: Arc<Connection>,
+    limits: Limits,
+    graceful: hyper_util::server::graceful::Watcher,
+) {
+    let _ = stream.set_nodelay(true);
+    let io = TokioIo::new(Counted {
+        stream,
+        connection: Arc::clone(&connection),
+    });
+    let service = {
+        let connection = Arc::clone(&connection);
+        hyper::service::service_fn(move |request: Request<Incoming>| {
+            let (router, connection) = (router.clone(), Arc::clone(&connection));
+            async move {
+                connection.enter(Phase::ReadingBody);
+                let mut request = request.map(Body::new);
+                request
+                    .extensions_mut()
+                    .insert(Current(Arc::clone(&connection)));
+                let answer = match router.oneshot(request).await {
+                    Ok(answer) => answer,
+                    Err(never) => match never {},
+                };
+                connection.enter(Phase::Sending);
+                Ok::<_, Infallible>(answer.map(|body| Sent { body, connection }))
             }
-        }
-    }
-    Ok(BodyFraming::Length(length.unwrap_or(0)))
-}
-
-/// Whether the connection stays open after the answer: HTTP/1.1 unless `Connection: close`,
-/// HTTP/1.0 only with `Connection: keep-alive`.
-fn keep_alive(version: Version, headers: &HeaderMap) -> bool {
-    let has = |token: &str| {
-        headers.get_all(header::CONNECTION).iter().any(|value| {
-            value
-                .to_str()
-                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
         })
     };
-    match version {
-        Version::HTTP_10 => has("keep-alive"),
-        _ => !has("close"),
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read)
+        .max_header_size(MAX_HEAD_BYTES)
+        .max_buf_size(MAX_HEAD_BYTES + 16 * 1024)
+        .max_headers(MAX_HEADERS);
+    let served = graceful.watch(builder.serve_connection(io, service));
+    tokio::select! {
+        _ = served => {}
+        () = connection.close.notified() => {}
+        () = stalled(&connection, limits.idle) => {}
+    }
+}
+
+/// Completes when an answer has waited [`Limits::idle`] for its client to take more bytes.
+async fn stalled(connection: &Connection, idle: Duration) {
+    loop {
+        let changed = connection.changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        match connection.send_deadline(idle) {
+            None => changed.await,
+            Some(deadline) => {
+                tokio::select! {
+                    () = changed => {}
+                    () = tokio::time::sleep_until(deadline) => {
+                        if connection.send_deadline(idle).is_some_and(|d| d <= Instant::now()) {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An answer's body on its way out: when hyper is done with it (sent, or the connection
+/// closed), the connection waits for its next request.
+struct Sent {
+    body: Body,
+    connection: Arc<Connection>,
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        self.connection.enter(Phase::Waiting);
+    }
+}
+
+impl http_body::Body for Sent {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// The client's socket, noting when the client takes answer bytes.
+struct Counted {
+    stream: TcpStream,
+    connection: Arc<Connection>,
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let written = Pin::new(&mut self.stream).poll_write(cx, buf);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            self.connection.wrote();
+        }
+        written
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            self.connection.wrote();
+        }
+        written
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }
 
@@ -425,60 +467,49 @@ fn keep_alive(version: Version, headers: &HeaderMap) -> bool {
 mod tests {
     use super::*;
 
-    fn refusal(bytes: &[u8]) -> (u16, String) {
-        match parse_head(bytes) {
-            Err(NoRequest::Refuse(status, message)) => (status, message),
-            Err(NoRequest::Close) => panic!("closed"),
-            Ok(Some(_)) => panic!("parsed"),
-            Ok(None) => panic!("incomplete"),
+    #[tokio::test(start_paused = true)]
+    async fn at_the_cap_the_longest_waiting_unanswered_connection_makes_room() {
+        let registry = Mutex::new(Registry::default());
+        let first = admit(&registry, 2).unwrap();
+        tokio::time::advance(Duration::from_secs(1)).await;
+        let second = admit(&registry, 2).unwrap();
+        // The oldest is being answered: the second goes.
+        first.handling();
+        let third = admit(&registry, 2).unwrap();
+        assert!(!first.is_evicted() && second.is_evicted() && !third.is_evicted());
+        // Every staying connection answered: a new one is refused.
+        third.handling();
+        assert!(admit(&registry, 2).is_none());
+        // An answer its client stopped reading counts from the last bytes it took.
+        third.enter(Phase::Sending);
+        tokio::time::advance(Duration::from_secs(5)).await;
+        first.enter(Phase::Waiting);
+        let _fourth = admit(&registry, 2).unwrap();
+        assert!(third.is_evicted() && !first.is_evicted());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_not_taken_for_the_idle_time_stalls_the_connection() {
+        let connection = Connection::new(0);
+        let idle = Duration::from_secs(3);
+        connection.enter(Phase::Sending);
+        let started = Instant::now();
+        tokio::time::advance(Duration::from_secs(2)).await;
+        connection.wrote();
+        stalled(&connection, idle).await;
+        assert_eq!(Instant::now() - started, Duration::from_secs(5));
+        // Not while the handler runs.
+        connection.handling();
+        let waited = tokio::time::timeout(Duration::from_secs(60), stalled(&connection, idle));
+        assert!(waited.await.is_err());
+    }
+
+    #[test]
+    fn the_default_cap_stays_below_the_file_limit() {
+        let cap = default_max_connections();
+        assert!((16..=DEFAULT_MAX_CONNECTIONS).contains(&cap));
+        if let Some(limit) = open_file_limit() {
+            assert!(cap as u64 <= limit.saturating_sub(RESERVED_DESCRIPTORS).max(16));
         }
-    }
-
-    #[test]
-    fn a_complete_head_is_parsed_with_its_framing() {
-        let bytes = b"PUT /connectors/a/topics/reset HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGET";
-        let head = parse_head(bytes).ok().flatten().unwrap();
-        assert_eq!(head.request.method(), Method::PUT);
-        assert_eq!(head.request.uri().path(), "/connectors/a/topics/reset");
-        assert_eq!(&bytes[head.length..], b"abcGET");
-        assert!(matches!(head.body, BodyFraming::Length(3)));
-        assert!(head.keep_alive);
-        assert!(parse_head(b"GET / HTTP/1.1\r\nHost: x\r\n")
-            .ok()
-            .unwrap()
-            .is_none());
-    }
-
-    #[test]
-    fn connection_rules_follow_the_version() {
-        let head = |text: &str| parse_head(text.as_bytes()).ok().flatten().unwrap();
-        assert!(!head("GET / HTTP/1.1\r\nConnection: close\r\n\r\n").keep_alive);
-        assert!(!head("GET / HTTP/1.0\r\n\r\n").keep_alive);
-        assert!(head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").keep_alive);
-        let chunked = head("PUT / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
-        assert!(matches!(chunked.body, BodyFraming::Unread));
-    }
-
-    #[test]
-    fn malformed_and_oversized_heads_are_refused_with_their_status() {
-        assert_eq!(refusal(b"\x01\x02 garbage\r\n\r\n").0, 400);
-        assert_eq!(
-            refusal(b"GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n").0,
-            400
-        );
-        assert_eq!(
-            refusal(b"GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n").0,
-            400
-        );
-        let long_target = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(MAX_URI_BYTES));
-        assert_eq!(refusal(long_target.as_bytes()).0, 414);
-        // Still without its line end.
-        let long_line = format!("GET /{}", "a".repeat(MAX_URI_BYTES + 100));
-        assert_eq!(refusal(long_line.as_bytes()).0, 414);
-        let many: String = (0..=MAX_HEADERS).map(|i| format!("X-{i}: v\r\n")).collect();
-        let many = format!("GET / HTTP/1.1\r\n{many}\r\n");
-        assert_eq!(refusal(many.as_bytes()).0, 431);
-        let huge = format!("GET / HTTP/1.1\r\nX: {}", "v".repeat(MAX_HEAD_BYTES));
-        assert_eq!(refusal(huge.as_bytes()).0, 431);
     }
 }

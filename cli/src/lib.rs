@@ -3,6 +3,7 @@
 //! The binary is a thin `main` over [`run`]; the dump reader ([`kcat`]) and the replay logic
 //! ([`replay`]) are library modules so tests and fuzz targets drive the same code.
 
+pub mod admission;
 pub mod bench;
 pub mod bench_history;
 pub mod bench_java;

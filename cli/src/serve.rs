@@ -5,8 +5,10 @@
 //! dumps (fixed), or from the demo's in-memory cluster (tailed, like a live one). Every answer
 //! carries the config-topic offset it reflects in the `X-Connect-State-Config-Offset` header.
 //! The only write, `PUT /connectors/{c}/topics/reset`, needs `--allow-writes`. Connections,
-//! timeouts and shutdown are [`crate::http1`]'s; every error, the router's own rejections
-//! included, is Java's JSON error shape.
+//! their cap, timeouts and shutdown are [`crate::http1`]'s (on hyper); what a request must pass
+//! before its handler runs (its `Host`, its body, the room for answers) is
+//! [`crate::admission`]'s. Every routed answer, the router's own rejections included, is
+//! Java's JSON error shape when it is an error, and carries the config offset header.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -31,6 +33,7 @@ use engine::offsets::OffsetsTopic;
 use engine::status::{StatusTopic, TopicTracking};
 use engine::TopicMachine;
 
+use crate::admission::{Admission, ErrorAnswer, HostRule};
 use crate::monitor::Monitor;
 use crate::rest::{self, Answer, Views};
 use crate::source::SourceArgs;
@@ -80,18 +83,41 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 500, value_name = "MS")]
     pub refresh_ms: u64,
     /// Requests handled at once; more wait their turn.
-    #[arg(long, default_value_t = 64, value_name = "N")]
-    pub max_concurrent_requests: usize,
-    /// Seconds a client has to send a request head, from connecting (or from the first byte
-    /// of a later request); a slower one gets a 408 and is disconnected.
+    #[arg(long, default_value_t = 64, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_concurrent_requests: u64,
+    /// Connections open at once; at the cap, the connection that has waited longest without
+    /// being answered (idle, sending its request, or not reading its answer) is closed to make
+    /// room. Default: 1024, or the open-file limit less 64 when that is lower.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: Option<u64>,
+    /// Seconds a client has to send a whole request head, from connecting or from the end of
+    /// the previous answer (so also how long a kept-alive connection may stay idle); a slower
+    /// one is disconnected.
     #[arg(long, default_value_t = 10, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub header_read_timeout: u64,
-    /// Seconds a kept-alive connection may wait for its next request (and a body or an answer
-    /// for its next bytes) before it is closed.
+    /// Seconds a client has to send a whole request body, from the end of its head; a slower
+    /// one gets a 408 and is disconnected.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub body_read_timeout: u64,
+    /// Seconds an answer may wait for its client to take more of it before the connection is
+    /// closed.
     #[arg(long, default_value_t = 30, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub idle_timeout: u64,
+    /// MiB that answers waiting for their clients to read them may hold in all; an answer that
+    /// would go over is a 503 (answers up to 64 KiB are not counted).
+    #[arg(long, default_value_t = 256, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_unsent_mib: u64,
+    /// A `Host` name (or `name:port`) answered besides the defaults (repeatable). On a
+    /// loopback address only `localhost`, loopback addresses (with the listen port) and these
+    /// are answered, against DNS rebinding; on any other address every name is, unless this
+    /// narrows it. Other names get a 421.
+    #[arg(long, value_name = "NAME")]
+    pub allowed_host: Vec<String>,
     /// Seconds answers under way may take after Ctrl-C or SIGTERM; then every connection
     /// left is dropped.
     #[arg(long, default_value_t = 5, value_name = "SECONDS",
@@ -111,7 +137,28 @@ impl ServeArgs {
             header_read: Duration::from_secs(self.header_read_timeout),
             idle: Duration::from_secs(self.idle_timeout),
             grace: Duration::from_secs(self.shutdown_grace),
+            max_connections: self
+                .max_connections
+                .map_or_else(crate::http1::default_max_connections, |n| {
+                    usize::try_from(n).unwrap_or(usize::MAX)
+                }),
         }
+    }
+
+    /// The admission rules for a server listening on `listen`.
+    fn admission(&self, listen: SocketAddr, error: ErrorAnswer) -> Admission {
+        let hosts = HostRule {
+            loopback: listen.ip().is_loopback(),
+            port: listen.port(),
+            allowed: self.allowed_host.clone(),
+        };
+        Admission::new(
+            hosts,
+            Duration::from_secs(self.body_read_timeout),
+            usize::try_from(self.max_concurrent_requests).unwrap_or(usize::MAX),
+            self.max_unsent_mib.saturating_mul(1024 * 1024),
+            error,
+        )
     }
 }
 
@@ -395,14 +442,16 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
-        writeln!(out, "listening on http://{}", listener.local_addr()?)?;
+        let listening = listener.local_addr()?;
+        writeln!(out, "listening on http://{listening}")?;
         out.flush()?;
-        let error: crate::http1::ErrorAnswer = {
+        let error: ErrorAnswer = {
             let app = Arc::clone(&app);
             Arc::new(move |status, message| reply(&app.views(), Answer::error(status, message)))
         };
-        let router = router(Arc::clone(&app), args.max_concurrent_requests);
-        crate::http1::serve(listener, router, error, args.limits(), shutdown_signal()).await;
+        let admission = Arc::new(args.admission(listening, error));
+        let router = router(Arc::clone(&app), admission);
+        crate::http1::serve(listener, router, args.limits(), shutdown_signal()).await;
         Ok(Exit::Success)
     })
 }
@@ -518,8 +567,9 @@ async fn shutdown_signal() {
     }
 }
 
-/// The routes, Java Connect's paths.
-fn router(app: Arc<App>, max_concurrent: usize) -> Router {
+/// The routes, Java Connect's paths, behind the admission layers; every answer carries the
+/// config offset header and every error is Java's JSON shape.
+fn router(app: Arc<App>, admission: Arc<Admission>) -> Router {
     // The GETs answered from the views and the connector's name alone.
     let by_name: [(&str, ByConnector); 4] = [
         ("/connectors/{c}", rest::connector_info),
@@ -532,7 +582,7 @@ fn router(app: Arc<App>, max_concurrent: usize) -> Router {
         .fold(Router::new(), |routes, (path, answer)| {
             routes.route(path, get(move |s, p| by_connector(s, p, answer)))
         });
-    routes
+    let routes = routes
         .route("/connectors", get(list_connectors))
         .route("/metrics", get(metrics))
         .route(
@@ -555,14 +605,25 @@ fn router(app: Arc<App>, max_concurrent: usize) -> Router {
         .method_not_allowed_fallback(|State(app): State<Arc<App>>| async move {
             reply(&app.views(), rest::method_not_allowed())
         })
+        .with_state(Arc::clone(&app));
+    crate::admission::admit(routes, admission)
         .layer(axum::middleware::map_response_with_state(
             Arc::clone(&app),
             json_errors,
         ))
-        .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-            max_concurrent.max(1),
+        .layer(axum::middleware::map_response_with_state(
+            app,
+            with_offset_header,
         ))
-        .with_state(app)
+}
+
+/// Adds the config offset header to an answer made without it (a redirect, the stylesheet).
+async fn with_offset_header(State(app): State<Arc<App>>, mut response: Response) -> Response {
+    if !response.headers().contains_key(CONFIG_OFFSET_HEADER) {
+        let offset = HeaderValue::from(app.views().config.offset());
+        response.headers_mut().insert(CONFIG_OFFSET_HEADER, offset);
+    }
+    response
 }
 
 /// Puts an error the router made itself (an extractor's rejection, such as a path that is not

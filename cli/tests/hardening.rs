@@ -263,28 +263,50 @@ fn assert_json_error(raw: &Raw, status: u16, what: &str) {
     );
 }
 
-/// Item 11: requests the router cannot take (a path that is not UTF-8, a malformed request
-/// line, a target or head over the limits) are answered in Java's JSON error shape with the
-/// config offset header, like every other answer.
+/// Item 11: requests the router sees but cannot take (a path that is not UTF-8 once decoded,
+/// a target over the limit, a body over the limit) are answered in Java's JSON error shape
+/// with the config offset header, like every other answer. What hyper refuses before routing
+/// (a malformed request line, conflicting lengths, a head over the limits) gets hyper's own
+/// answer, an empty body: deliberate difference 16 of the README (Jetty sends its own page
+/// there, not Connect's JSON either).
 #[test]
 fn every_error_answer_is_json_with_the_offset_header() {
     let config = forged_task_count();
     let server = Server::start(&common::from_dumps(&[("config", &config)]));
     let at = address(&server);
-    let cases: Vec<(String, u16)> = vec![
+    let routed: Vec<(String, u16)> = vec![
         (
-            "GET /connectors/%FF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".into(),
+            "GET /connectors/%FF HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".into(),
             400,
         ),
-        ("\x01\x02 nonsense\r\n\r\n".into(), 400),
         (
-            "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n".into(),
-            400,
+            format!("GET /{} HTTP/1.1\r\nHost: localhost\r\n\r\n", "a".repeat(9000)),
+            414,
         ),
-        (format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(9000)), 414),
         (
             format!(
-                "GET / HTTP/1.1\r\n{}\r\n",
+                "PUT /connectors/a/topics/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: {}\r\n\r\n",
+                2u64 << 20
+            ),
+            413,
+        ),
+    ];
+    for (request, status) in routed {
+        let what: String = request.chars().take(60).collect();
+        let raw = parse_raw(&exchange(&at, request.as_bytes()));
+        assert_json_error(&raw, status, &what);
+    }
+    let refused_by_hyper: Vec<(String, u16)> =
+        vec![
+        ("\x01\x02 nonsense\r\n\r\n".into(), 400),
+        (
+            "GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"
+                .into(),
+            400,
+        ),
+        (
+            format!(
+                "GET / HTTP/1.1\r\nHost: localhost\r\n{}\r\n",
                 (0..101)
                     .map(|i| format!("X-{i}: v\r\n"))
                     .collect::<String>()
@@ -292,34 +314,28 @@ fn every_error_answer_is_json_with_the_offset_header() {
             431,
         ),
         (
-            format!("GET / HTTP/1.1\r\nX: {}\r\n\r\n", "v".repeat(70_000)),
+            format!("GET / HTTP/1.1\r\nHost: localhost\r\nX: {}\r\n\r\n", "v".repeat(70_000)),
             431,
         ),
-        (
-            format!(
-                "PUT /connectors/a/topics/reset HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
-                2u64 << 20
-            ),
-            413,
-        ),
     ];
-    for (request, status) in cases {
+    for (request, status) in refused_by_hyper {
         let what: String = request.chars().take(60).collect();
         let raw = parse_raw(&exchange(&at, request.as_bytes()));
-        assert_json_error(&raw, status, &what);
+        assert_eq!((raw.status, raw.body.as_str()), (status, ""), "{what}");
     }
     // A well-formed request on the same server is still answered.
     let raw = parse_raw(&exchange(
         &at,
-        b"GET /connectors HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"GET /connectors HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     ));
     assert_eq!((raw.status, raw.body.as_str()), (200, r#"["a"]"#));
     assert!(server.stop().success());
 }
 
-/// Item 3: a client that sends part of a request head gets a 408 after the header-read
-/// timeout; one that sends nothing, or goes quiet on a kept-alive connection, is
-/// disconnected; and 20 stalled clients do not keep `serve` from stopping on SIGTERM.
+/// Item 3: a client that sends part of a request head is disconnected after the header-read
+/// timeout (by hyper, without an answer: deliberate difference 16), as is one that sends
+/// nothing or goes quiet on a kept-alive connection; and 20 stalled clients do not keep
+/// `serve` from stopping on SIGTERM.
 #[test]
 fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
     use std::io::{Read, Write};
@@ -328,18 +344,24 @@ fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
     args.extend(["--header-read-timeout", "1", "--idle-timeout", "1"].map(String::from));
     let server = Server::start(&args);
     let at = address(&server);
-    let raw = parse_raw(&exchange(&at, b"GET /connectors HTTP/1.1\r\nHost: x\r\n"));
-    assert_json_error(&raw, 408, "partial head");
+    let started = std::time::Instant::now();
+    assert!(
+        exchange(&at, b"GET /connectors HTTP/1.1\r\nHost: localhost\r\n").is_empty(),
+        "a partial head gets no answer"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert!(
         exchange(&at, b"").is_empty(),
         "a silent client gets no answer"
     );
     // Kept alive: answered, then closed when idle.
-    let answered = exchange(&at, b"GET /connectors HTTP/1.1\r\nHost: x\r\n\r\n");
+    let answered = exchange(&at, b"GET /connectors HTTP/1.1\r\nHost: localhost\r\n\r\n");
     let raw = parse_raw(&answered);
+    assert_eq!(raw.status, 200);
     assert_eq!(
-        (raw.status, raw.header("connection")),
-        (200, Some("keep-alive"))
+        raw.header("connection"),
+        None,
+        "kept alive (HTTP/1.1's default)"
     );
     assert_eq!(raw.body, r#"["a"]"#);
     assert!(server.stop().success());
@@ -352,7 +374,7 @@ fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
     let mut stalled: Vec<std::net::TcpStream> = (0..20)
         .map(|_| {
             let mut s = std::net::TcpStream::connect(&at).unwrap();
-            s.write_all(b"GET /connectors HTTP/1.1\r\nHost: x\r\n")
+            s.write_all(b"GET /connectors HTTP/1.1\r\nHost: localhost\r\n")
                 .unwrap();
             s
         })
@@ -360,7 +382,7 @@ fn stalled_clients_are_timed_out_and_do_not_hold_shutdown() {
     // One answered request proves the stalled ones were accepted before the signal.
     let raw = parse_raw(&exchange(
         &at,
-        b"GET /connectors HTTP/1.1\r\nConnection: close\r\n\r\n",
+        b"GET /connectors HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
     ));
     assert_eq!(raw.status, 200);
     server.terminate();
