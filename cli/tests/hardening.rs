@@ -6,7 +6,7 @@ mod common;
 
 use std::process::{Command, Output, Stdio};
 
-use common::Server;
+use common::{exchange, parse_raw, Raw, Server};
 use serde_json::{json, Value};
 
 fn connect_state(args: &[&str]) -> Output {
@@ -183,63 +183,6 @@ fn a_forged_task_count_keeps_answers_and_tables_bounded() {
 /// The server's `host:port`.
 fn address(server: &Server) -> String {
     server.base.trim_start_matches("http://").to_string()
-}
-
-/// A raw answer: status, headers (lower-case names), body.
-struct Raw {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Raw {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// Parses one answer from the bytes a connection sent until it closed.
-fn parse_raw(bytes: &[u8]) -> Raw {
-    let text = String::from_utf8_lossy(bytes);
-    let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers = lines
-        .map(|l| {
-            let (n, v) = l.split_once(": ").unwrap();
-            (n.to_ascii_lowercase(), v.to_string())
-        })
-        .collect();
-    Raw {
-        status,
-        headers,
-        body: body.to_string(),
-    }
-}
-
-/// Sends `bytes` on a fresh connection and reads until the server closes it (at most 20 s).
-fn exchange(address: &str, bytes: &[u8]) -> Vec<u8> {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(address).unwrap();
-    stream
-        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
-        .unwrap();
-    stream.write_all(bytes).unwrap();
-    let mut out = Vec::new();
-    stream
-        .read_to_end(&mut out)
-        .expect("the server closes the connection");
-    out
 }
 
 /// Asserts `raw` is Java's JSON error shape with `status` and the config offset header.

@@ -5,9 +5,13 @@
 
 mod common;
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
+use common::{exchange, parse_raw, Raw, Server};
 use serde_json::{json, Value};
 
 fn connect_state(args: &[&str]) -> Output {
@@ -289,4 +293,414 @@ fn inspect_cuts_wide_cells() {
         &topics[2].0,
     ];
     assert_bounded(&args, &connect_state(&args));
+}
+
+/// A config dump of one connector `a`, for the server tests.
+fn one_connector() -> PathBuf {
+    common::dump(
+        "one.jsonl",
+        &[(0, "connector-a", Some(json!({"properties": {"name": "a"}})))],
+    )
+}
+
+fn serve(extra: &[&str]) -> Server {
+    let mut args = common::from_dumps(&[("config", &one_connector())]);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    Server::start(&args)
+}
+
+fn address(server: &Server) -> String {
+    server.base.trim_start_matches("http://").to_string()
+}
+
+/// Asserts `raw` is Java's JSON error shape with `status` and the config offset header.
+fn assert_json_error(raw: &Raw, status: u16, what: &str) {
+    assert_eq!(raw.status, status, "{what}: {}", raw.body);
+    assert_eq!(
+        raw.header("content-type"),
+        Some("application/json"),
+        "{what}"
+    );
+    assert!(
+        raw.header("x-connect-state-config-offset").is_some(),
+        "{what}"
+    );
+    let body: Value = serde_json::from_str(&raw.body).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(body["error_code"], status, "{what}");
+}
+
+/// Whether the server closed `stream` (read returns end of stream within `wait`).
+fn closed_by_server(stream: &mut TcpStream, wait: Duration) -> bool {
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return true,
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Item 2: a body trickled one byte every half second once kept a `PUT` open for as long as
+/// the client liked (each byte re-armed the idle timeout). The body has a total deadline: 408
+/// in Java's JSON shape, and the connection is closed.
+#[test]
+fn a_trickled_body_gets_a_408_at_its_deadline() {
+    let server = serve(&["--body-read-timeout", "2", "--idle-timeout", "30"]);
+    let mut stream = TcpStream::connect(address(&server)).unwrap();
+    stream
+        .write_all(
+            b"PUT /connectors/a/topics/reset HTTP/1.1\r\nHost: localhost\r\n\
+              Content-Length: 100\r\n\r\n",
+        )
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        for _ in 0..100 {
+            if writer.write_all(b"x").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    });
+    let started = Instant::now();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    let waited = started.elapsed();
+    assert_json_error(&parse_raw(&answer), 408, "trickled body");
+    assert!(
+        waited < Duration::from_secs(10),
+        "answered after {waited:?}"
+    );
+    drop(stream);
+    trickle.join().unwrap();
+    assert!(server.stop().success());
+}
+
+/// Item 2: about 1,000 connections that trickle once exhausted the file descriptors, and no
+/// new client was answered. Under `--max-connections` the longest-waiting unanswered
+/// connections (idle ones, ones still sending a body) are closed to make room, and every new
+/// client is answered.
+#[test]
+fn at_the_connection_cap_new_clients_are_still_answered() {
+    let server = serve(&[
+        "--max-connections",
+        "10",
+        "--header-read-timeout",
+        "600",
+        "--body-read-timeout",
+        "600",
+    ]);
+    let at = address(&server);
+    let mut waiting: Vec<TcpStream> = Vec::new();
+    for i in 0..20 {
+        let mut stream = TcpStream::connect(&at).unwrap();
+        if i % 2 == 0 {
+            // A body that never ends.
+            stream
+                .write_all(
+                    b"PUT /connectors/a/topics/reset HTTP/1.1\r\nHost: localhost\r\n\
+                      Content-Length: 100\r\n\r\nx",
+                )
+                .unwrap();
+        }
+        waiting.push(stream);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for _ in 0..5 {
+        let started = Instant::now();
+        let raw = parse_raw(&exchange(
+            &at,
+            b"GET /connectors HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        ));
+        assert_eq!((raw.status, raw.body.as_str()), (200, r#"["a"]"#));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+    let closed = waiting
+        .iter_mut()
+        .map(|s| closed_by_server(s, Duration::from_secs(2)))
+        .filter(|&closed| closed)
+        .count();
+    // 20 waited where 10 may stay, and the first fresh client made room once more (each
+    // fresh one leaves its place to the next when it is answered): the 11 oldest went.
+    assert!(closed >= 11, "{closed} of 20 waiting connections closed");
+    assert!(
+        !closed_by_server(waiting.last_mut().unwrap(), Duration::from_millis(200)),
+        "the newest waiting connection stays"
+    );
+    assert!(server.stop().success());
+}
+
+/// The resident set of a process, in KiB.
+fn resident_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// A client with a 4 KiB receive buffer that asks for `path` and never reads the answer; the
+/// answer's status line is peeked at (left unread) once it arrives.
+fn never_reading(at: &str, path: &str) -> (TcpStream, u16) {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let address: std::net::SocketAddr = at.parse().unwrap();
+    socket.connect(&address.into()).unwrap();
+    let mut stream: TcpStream = socket.into();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut head = [0u8; 12];
+    loop {
+        let n = stream.peek(&mut head).unwrap();
+        assert!(n > 0, "closed before answering");
+        if n == head.len() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = std::str::from_utf8(&head[9..12]).unwrap().parse().unwrap();
+    (stream, status)
+}
+
+/// Item 3: 150 clients asking for a 9.3 MB answer and never reading it once took the server
+/// from 226 MB to 3.4 GB. The answers waiting for their clients hold at most
+/// `--max-unsent-mib` (an answer that would go over is a 503), and small requests are still
+/// answered.
+#[cfg(target_os = "linux")]
+#[test]
+fn clients_that_never_read_hold_no_more_than_the_room_for_unsent_answers() {
+    // 600 connectors of 14 KB each: `?expand=info` is an answer of about 8 MiB.
+    let records: Vec<(i32, String, Option<Value>)> = (0..600)
+        .map(|i| {
+            let config =
+                json!({"properties": {"connector.class": "S", "blob": wide('b')[..14_000]}});
+            (0, format!("connector-c{i:03}"), Some(config))
+        })
+        .collect();
+    let borrowed: Vec<(i32, &str, Option<Value>)> = records
+        .iter()
+        .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
+        .collect();
+    let config = common::dump("big-answers.jsonl", &borrowed);
+    let mut args = common::from_dumps(&[("config", &config)]);
+    args.extend(["--max-unsent-mib", "40", "--idle-timeout", "120"].map(String::from));
+    let server = Server::start(&args);
+    let (at, pid) = (address(&server), server.pid().unwrap());
+    let (status, _) = server.get("/connectors?expand=info");
+    assert_eq!(status, 200);
+    let before = resident_kib(pid);
+    let mut peak = before;
+    let mut stalled = Vec::new();
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for _ in 0..40 {
+        let (stream, status) = never_reading(&at, "/connectors?expand=info");
+        *statuses.entry(status).or_default() += 1;
+        stalled.push(stream);
+        peak = peak.max(resident_kib(pid));
+    }
+    // 40 answers of 8 MiB unread would be 320 MiB; the room is 40 MiB.
+    let grown_mib = (peak - before) / 1024;
+    assert!(
+        grown_mib < 150,
+        "the resident set grew by {grown_mib} MiB ({statuses:?})"
+    );
+    assert!(
+        statuses.get(&200).is_some_and(|&n| (1..40).contains(&n)),
+        "{statuses:?}"
+    );
+    assert_eq!(
+        statuses.get(&200).copied().unwrap_or(0) + statuses.get(&503).copied().unwrap_or(0),
+        40,
+        "{statuses:?}"
+    );
+    // A small request is answered at once while they stall; a big one is refused.
+    let started = Instant::now();
+    assert_eq!(server.get("/connectors/c001").0, 200);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let raw = parse_raw(&exchange(
+        &at,
+        b"GET /connectors?expand=info HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    ));
+    assert_json_error(&raw, 503, "no room for another big answer");
+    // Once they leave, big answers go out again.
+    drop(stalled);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, _) = server.get("/connectors?expand=info");
+        if status == 200 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still {status} after the clients left"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(server.stop().success());
+}
+
+/// Item 4: a foreign, missing or repeated `Host` once got 200, so a page after a DNS rebind
+/// could read configs (passwords included) and reset topics. On a loopback address only
+/// `localhost`, loopback addresses with the listen port and `--allowed-host` names are
+/// answered (421 otherwise); a missing or repeated `Host` is 400.
+#[test]
+fn only_the_servers_own_host_names_are_answered() {
+    let server = Server::start(&[
+        "--demo",
+        "--allow-writes",
+        "--allowed-host",
+        "connect.example",
+    ]);
+    let at = address(&server);
+    let port = at.rsplit_once(':').unwrap().1.to_string();
+    let request = |host_lines: &str| {
+        let text = format!("GET /connectors HTTP/1.1\r\n{host_lines}Connection: close\r\n\r\n");
+        parse_raw(&exchange(&at, text.as_bytes()))
+    };
+    for (host_lines, status) in [
+        (String::new(), 400),
+        ("Host: localhost\r\nHost: localhost\r\n".to_string(), 400),
+        (format!("Host: evil.example:{port}\r\n"), 421),
+        ("Host: evil.example\r\n".to_string(), 421),
+        ("Host: 127.0.0.1:1\r\n".to_string(), 421),
+    ] {
+        assert_json_error(&request(&host_lines), status, &host_lines);
+    }
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        "localhost".to_string(),
+        "connect.example".to_string(),
+    ] {
+        let raw = request(&format!("Host: {host}\r\n"));
+        assert_eq!(raw.status, 200, "{host}: {}", raw.body);
+    }
+    // An absolute target's authority counts, whatever the Host says.
+    let raw = parse_raw(&exchange(
+        &at,
+        b"GET http://evil.example/connectors HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+    ));
+    assert_json_error(&raw, 421, "absolute target");
+    // A rebound page cannot reset topics (the handler, which answers 202, never runs).
+    let connector = demo_connector(&server);
+    let reset = format!(
+        "PUT /connectors/{connector}/topics/reset HTTP/1.1\r\nHost: evil.example:{port}\r\n\
+         Content-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    assert_json_error(&parse_raw(&exchange(&at, reset.as_bytes())), 421, "reset");
+    assert!(server.stop().success());
+}
+
+/// A connector of the demo, whose topic reset the handler answers with 202.
+fn demo_connector(server: &Server) -> String {
+    let (_, names) = server.get("/connectors");
+    names[0].as_str().unwrap().to_string()
+}
+
+/// Item 9: `Expect: 100-continue` with a 10 GB length, a body with two lengths, `gzip` and a
+/// malformed chunked body once switched off the body checks, and the reset still ran. Each is
+/// refused before the handler runs (which would answer 202), a chunked body is read as such,
+/// and `100 Continue` comes only for a body that will be read.
+#[test]
+fn request_framing_is_checked_before_any_write() {
+    let server = Server::start(&["--demo", "--allow-writes"]);
+    let at = address(&server);
+    let connector = demo_connector(&server);
+    let head = format!("PUT /connectors/{connector}/topics/reset HTTP/1.1\r\nHost: localhost\r\n");
+    let refused: [(&str, u16, bool); 5] = [
+        (
+            "Expect: 100-continue\r\nContent-Length: 10000000000\r\n\r\n",
+            413,
+            true,
+        ),
+        ("Transfer-Encoding: gzip\r\n\r\n", 400, false),
+        (
+            "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+            501,
+            true,
+        ),
+        (
+            "Transfer-Encoding: chunked\r\n\r\nzz\r\nxx\r\n0\r\n\r\n",
+            400,
+            true,
+        ),
+        ("Transfer-Encoding: chunked\r\n\r\n200000\r\n", 413, false),
+    ];
+    for (rest, status, json) in refused {
+        let mut request = format!("{head}{rest}").into_bytes();
+        if status == 413 && !json {
+            // A chunked body longer than the limit: 2 MiB in one chunk.
+            request.extend(std::iter::repeat_n(b'x', 2 << 20));
+        }
+        let answer = exchange(&at, &request);
+        assert!(
+            !text(&answer).contains("100 Continue"),
+            "{rest:?}: a 100 Continue for a body that is refused"
+        );
+        let raw = parse_raw(&answer);
+        if json || status == 413 {
+            assert_json_error(&raw, status, rest);
+        } else {
+            assert_eq!((raw.status, raw.body.as_str()), (status, ""), "{rest:?}");
+        }
+    }
+    // Two lengths beside a chunked body: read as chunked (the lengths are ignored) and the
+    // connection closed after the answer, so nothing can be smuggled after it.
+    let smuggled = format!(
+        "{head}Transfer-Encoding: chunked\r\nContent-Length: 4\r\nContent-Length: 9\r\n\r\n\
+         0\r\n\r\nGET /connectors HTTP/1.1\r\nHost: localhost\r\n\r\n"
+    );
+    let answer = text(&exchange(&at, smuggled.as_bytes()));
+    assert_eq!(answer.matches("HTTP/1.1 ").count(), 1, "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    // `Expect: 100-continue` on a body that is read: 100 Continue, then the answer.
+    let expect = format!("{head}Expect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+    let mut stream = TcpStream::connect(&at).unwrap();
+    stream.write_all(expect.as_bytes()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut first = [0u8; 25];
+    stream.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 100 Continue\r\n\r\n");
+    stream.write_all(b"{}").unwrap();
+    let mut rest = vec![0u8; 12];
+    stream.read_exact(&mut rest).unwrap();
+    assert_eq!(&rest, b"HTTP/1.1 202");
+    assert!(server.stop().success());
+}
+
+/// Item 12: the `/ui` redirect and the stylesheet once lacked the config offset header that
+/// every answer carries.
+#[test]
+fn every_answer_carries_the_config_offset_header() {
+    let server = serve(&[]);
+    let at = address(&server);
+    for path in [
+        "/ui",
+        "/ui/style.css",
+        "/ui/",
+        "/metrics",
+        "/connectors",
+        "/nowhere",
+    ] {
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        let raw = parse_raw(&exchange(&at, request.as_bytes()));
+        assert_eq!(
+            raw.header("x-connect-state-config-offset"),
+            Some("1"),
+            "{path}"
+        );
+    }
+    assert!(server.stop().success());
 }

@@ -183,3 +183,60 @@ impl Drop for Server {
         }
     }
 }
+
+/// A raw answer: status, headers (lower-case names), body.
+pub(crate) struct Raw {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: String,
+}
+
+impl Raw {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Parses one answer from the bytes a connection sent until it closed.
+pub(crate) fn parse_raw(bytes: &[u8]) -> Raw {
+    let text = String::from_utf8_lossy(bytes);
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole answer");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .map(|l| {
+            let (n, v) = l.split_once(": ").unwrap();
+            (n.to_ascii_lowercase(), v.to_string())
+        })
+        .collect();
+    Raw {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// Sends `bytes` on a fresh connection and reads until the server closes it (at most 20 s).
+pub(crate) fn exchange(address: &str, bytes: &[u8]) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    stream.write_all(bytes).unwrap();
+    let mut out = Vec::new();
+    stream
+        .read_to_end(&mut out)
+        .expect("the server closes the connection");
+    out
+}
