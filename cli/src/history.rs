@@ -47,6 +47,20 @@ pub fn run(args: HistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "history lists changes up to a point with --until, not --as-of".into(),
         ));
     }
+    if let (Some(since), Some(until)) = (args.since, args.until) {
+        let later = match (since, until) {
+            (Point::Offset(a), Point::Offset(b)) | (Point::Time(a), Point::Time(b)) => a > b,
+            // An offset and a time do not compare: each applies on its own.
+            _ => false,
+        };
+        if later {
+            return Err(CliError::Input(format!(
+                "--since {} is later than --until {}: nothing could be listed",
+                shown_point(since),
+                shown_point(until)
+            )));
+        }
+    }
     let options = Options {
         connectors: args.connectors.iter().cloned().collect::<BTreeSet<_>>(),
         since: args.since,
@@ -64,6 +78,14 @@ pub fn run(args: HistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {
         )?;
         writer.finish(&summary)
     })
+}
+
+/// A point as the command line gave it.
+fn shown_point(point: Point) -> String {
+    match point {
+        Point::Offset(offset) => offset.to_string(),
+        Point::Time(ms) => show_time(ms),
+    }
 }
 
 /// What is done with the opened streams.

@@ -704,3 +704,72 @@ fn every_answer_carries_the_config_offset_header() {
     }
     assert!(server.stop().success());
 }
+
+/// Item 5: `--as-of '2026-12-01T09:30:00[America/New_York]'` was once read as 09:30 UTC (five
+/// hours off) and `[Mars/Olympus]` was accepted. Zones are applied (from the database built
+/// into the binary), unknown zones and offsets beyond +/-23:59 refused, the last RFC 3339
+/// second accepted, and `--since` later than `--until` refused.
+#[test]
+fn time_zones_are_applied_and_impossible_times_refused() {
+    // Records at 14:00 and 15:00 UTC on 2026-12-01 (09:00 and 10:00 in New York).
+    let at_14 = 1_796_133_600_000i64;
+    let line = |offset: i64, key: &str, ts: i64| {
+        json!({"offset": offset, "key": key, "ts": ts,
+               "payload": json!({"properties": {"name": key}}).to_string()})
+        .to_string()
+    };
+    let dump = common::write_file(
+        "timed.jsonl",
+        &format!(
+            "{}\n{}\n",
+            line(0, "connector-nine", at_14),
+            line(1, "connector-ten", at_14 + 3_600_000)
+        ),
+    );
+    let dump = dump.display().to_string();
+    let connectors_as_of = |point: &str| -> Result<Value, String> {
+        let out = connect_state(&[
+            "replay", "--topic", "config", "--format", "json", "--as-of", point, &dump,
+        ]);
+        match out.status.success() {
+            true => Ok(serde_json::from_slice::<Value>(&out.stdout).unwrap()["connectors"].clone()),
+            false => Err(text(&out.stderr)),
+        }
+    };
+    // 09:30 in New York is 14:30 UTC: the first record only.
+    assert_eq!(
+        connectors_as_of("2026-12-01T09:30:00[America/New_York]"),
+        Ok(json!(["nine"]))
+    );
+    assert_eq!(
+        connectors_as_of("2026-12-01T10:30:00-05:00[America/New_York]"),
+        Ok(json!(["nine", "ten"]))
+    );
+    assert_eq!(
+        connectors_as_of("9999-12-31T23:59:59Z"),
+        Ok(json!(["nine", "ten"]))
+    );
+    for refused in [
+        "2026-12-01T09:30:00[Mars/Olympus]",
+        "2026-12-01T09:30:00+25:00",
+        "2026-12-01T09:30:00+01:00[America/New_York]",
+    ] {
+        let error = connectors_as_of(refused).unwrap_err();
+        assert!(error.contains("expected an offset"), "{refused}: {error}");
+    }
+    let out = connect_state(&[
+        "history",
+        "--from-dump",
+        &format!("config={dump}"),
+        "--since",
+        "2026-12-01T12:00:00Z",
+        "--until",
+        "2026-12-01T11:00:00Z",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--since 2026-12-01T12:00:00.000Z is later than --until"),
+        "{}",
+        text(&out.stderr)
+    );
+}
