@@ -773,3 +773,51 @@ fn time_zones_are_applied_and_impossible_times_refused() {
         text(&out.stderr)
     );
 }
+
+/// Item 7: a line whose payload is an object (what `jq '.payload|=fromjson'` makes) was quoted
+/// in the error, passwords included, by every command that reads dumps. The error names the
+/// line and the problem, never the value.
+#[test]
+fn a_malformed_dump_line_is_reported_without_its_values() {
+    let secret = "hunter2-Sup3rS3cret";
+    let dump = common::write_file(
+        "objects.jsonl",
+        &format!(
+            "{}\n{}\n",
+            json!({"offset": 0, "key": "connector-a", "payload": json!({"properties": {"name": "a"}}).to_string()}),
+            json!({"offset": 1, "key": "connector-db", "payload": {"properties": {
+                "connection.password": secret, "connection.url": format!("jdbc:x://u:{secret}@h")}}}),
+        ),
+    );
+    let path = dump.display().to_string();
+    let from = format!("config={path}");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["replay", "--topic", "config", &path],
+        vec!["replay", "--topic", "config", "--skip-bad-lines", &path],
+        vec!["doctor", "--from-dump", &from],
+        vec!["doctor", "--from-dump", &from, "--skip-bad-lines"],
+        vec!["history", "--from-dump", &from],
+        vec![
+            "diff",
+            "--from-dump",
+            &from,
+            "--against",
+            "--from-dump",
+            &from,
+        ],
+        vec!["serve", "--listen", "127.0.0.1:0", "--from-dump", &from],
+    ];
+    for args in runs {
+        let out = connect_state(&args);
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(
+            stderr.contains("line 2")
+                && stderr.contains("`payload` must be a string or null, found an object"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stdout.contains(secret) && !stderr.contains(secret),
+            "{args:?} printed the secret:\n{stdout}\n{stderr}"
+        );
+    }
+}

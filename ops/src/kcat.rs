@@ -84,7 +84,12 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
                 "`offset` must be a non-negative integer, found {n}"
             ))
         })?,
-        Some(other) => return Err(err(format!("`offset` must be an integer, found {other}"))),
+        Some(other) => {
+            return Err(err(format!(
+                "`offset` must be an integer, found {}",
+                kind(other)
+            )))
+        }
         None => return Err(err("missing `offset`".into())),
     };
     let partition = match obj.get("partition") {
@@ -100,7 +105,8 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
             })?,
         Some(other) => {
             return Err(err(format!(
-                "`partition` must be an integer, found {other}"
+                "`partition` must be an integer, found {}",
+                kind(other)
             )))
         }
     };
@@ -110,14 +116,20 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
             Some(ts) => (ts >= 0).then_some(ts),
             None => return Err(err(format!("`ts` must be a 64-bit integer, found {n}"))),
         },
-        Some(other) => return Err(err(format!("`ts` must be an integer, found {other}"))),
+        Some(other) => {
+            return Err(err(format!(
+                "`ts` must be an integer, found {}",
+                kind(other)
+            )))
+        }
     };
     let bytes = |name: &str| -> Result<Option<Vec<u8>>, LineError> {
         match obj.get(name) {
             Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone().into_bytes())),
             Some(other) => Err(err(format!(
-                "`{name}` must be a string or null, found {other}"
+                "`{name}` must be a string or null, found {} (kcat -J writes it as a string)",
+                kind(other)
             ))),
             None => Err(err(format!("missing `{name}` (use null for none)"))),
         }
@@ -130,6 +142,19 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
         payload: bytes("payload")?,
         timestamp,
     }))
+}
+
+/// What kind of JSON value `value` is, in words. Errors name the kind, never the value: a
+/// payload written as an object (what `jq '.payload|=fromjson'` makes) holds passwords.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// How a dump is read.
