@@ -258,6 +258,18 @@ pub enum CliError {
     Json(#[from] serde_json::Error),
 }
 
+impl CliError {
+    /// Whether the output's reader went away (`connect-state history | head -1`): not a
+    /// failure of the command, so the binary exits quietly.
+    pub fn is_broken_pipe(&self) -> bool {
+        match self {
+            Self::Io(e) => e.kind() == io::ErrorKind::BrokenPipe,
+            Self::Json(e) => e.io_error_kind() == Some(io::ErrorKind::BrokenPipe),
+            _ => false,
+        }
+    }
+}
+
 /// How a command that ran to completion ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {

@@ -30,6 +30,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(Exit::Success) => ExitCode::SUCCESS,
         Ok(Exit::Findings) => ExitCode::from(1),
+        // The reader of the output left (`| head -1`): what it wanted, it has.
+        Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             let text = printable(&redact(&format!("error: {e}")));
             let _ = writeln!(std::io::stderr(), "{text}");

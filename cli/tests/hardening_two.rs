@@ -821,3 +821,93 @@ fn a_malformed_dump_line_is_reported_without_its_values() {
         );
     }
 }
+
+/// Item 11: `history ... | head -1` (also `replay`, `diff --format json`, `offsets export`)
+/// printed `error: could not write output: Broken pipe` and exited 2. A reader that leaves
+/// early is no error: the command exits 0 without a word.
+#[test]
+fn a_reader_that_leaves_early_is_not_an_error() {
+    let config: Vec<(i32, String, Option<Value>)> = (0..5_000)
+        .map(|i| {
+            (
+                0,
+                format!("connector-a-connector-with-a-long-name-{i}"),
+                Some(json!({"properties": {"name": i}})),
+            )
+        })
+        .collect();
+    let offsets: Vec<(i32, String, Option<Value>)> = (0..5_000)
+        .map(|i| {
+            (
+                0,
+                json!(["c1", {"file": i}]).to_string(),
+                Some(json!({"pos": i})),
+            )
+        })
+        .collect();
+    let as_dump = |name: &str, records: &[(i32, String, Option<Value>)]| {
+        let borrowed: Vec<(i32, &str, Option<Value>)> = records
+            .iter()
+            .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
+            .collect();
+        common::dump(name, &borrowed)
+    };
+    let config = as_dump("many-config.jsonl", &config);
+    let offsets = as_dump("many-offsets.jsonl", &offsets);
+    let empty = common::write_file("empty.jsonl", "");
+    let (config_file, from_config, from_offsets, from_empty) = (
+        config.display().to_string(),
+        format!("config={}", config.display()),
+        format!("offsets={}", offsets.display()),
+        format!("config={}", empty.display()),
+    );
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["history", "--from-dump", &from_config],
+        vec!["history", "--from-dump", &from_config, "--format", "json"],
+        vec!["replay", "--topic", "config", &config_file],
+        vec![
+            "replay",
+            "--topic",
+            "config",
+            "--format",
+            "json",
+            &config_file,
+        ],
+        vec![
+            "diff",
+            "--format",
+            "json",
+            "--from-dump",
+            &from_config,
+            "--against",
+            "--from-dump",
+            &from_empty,
+        ],
+        vec![
+            "offsets",
+            "export",
+            "--connector",
+            "c1",
+            "--from-dump",
+            &from_offsets,
+        ],
+    ];
+    for args in runs {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 1];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        // The pipe is closed here, as `head -1` closes it.
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            (out.status.code(), text(&out.stderr)),
+            (Some(0), String::new()),
+            "{args:?}"
+        );
+    }
+}
