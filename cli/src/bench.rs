@@ -123,6 +123,9 @@ pub struct BenchReport {
     /// `/metrics` scrapes.
     #[serde(flatten)]
     pub metrics: crate::bench_metrics::MetricsFigures,
+    /// Large outputs.
+    #[serde(flatten)]
+    pub outputs: crate::bench_outputs::OutputsFigures,
     /// The Java stores (`--java`).
     #[serde(flatten)]
     pub java: crate::bench_java::JavaFigures,
@@ -243,6 +246,8 @@ pub enum Phase {
     History,
     /// `/metrics` scrapes of the three topics' state.
     Metrics,
+    /// What writing large outputs (replay JSON, diff, offsets import) holds beyond the states.
+    Outputs,
 }
 
 /// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
@@ -763,6 +768,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             Phase::Metrics => serde_json::to_value(crate::bench_metrics::bench_metrics(
                 &scale, args.seed, runs,
             )?)?,
+            Phase::Outputs => {
+                serde_json::to_value(crate::bench_outputs::bench_outputs(&scale, args.seed)?)?
+            }
         };
         writeln!(out, "{figures}")?;
         return Ok(Exit::Success);
@@ -782,6 +790,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })?;
     let metrics = phase(Phase::Metrics, &args, &mut isolated_ok, || {
         crate::bench_metrics::bench_metrics(&scale, args.seed, runs)
+    })?;
+    let outputs = phase(Phase::Outputs, &args, &mut isolated_ok, || {
+        crate::bench_outputs::bench_outputs(&scale, args.seed)
     })?;
     #[allow(unused_mut)]
     let mut broker = BrokerFigures::default();
@@ -822,6 +833,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         broker,
         history,
         metrics,
+        outputs,
         java,
         total_seconds: started.elapsed().as_secs_f64(),
     };
@@ -1017,6 +1029,41 @@ fn render_table(r: &BenchReport) -> String {
                 mib(replays_memory(r))
             ),
             "",
+        ),
+        row(
+            "outputs: two offsets states (every partition differs)",
+            format!(
+                "{} ({} partitions each)",
+                mib(r.outputs.outputs_states_bytes),
+                count(r.outputs.outputs_partitions)
+            ),
+            "",
+        ),
+        row(
+            "outputs: replay --format json peak over the states",
+            mib(r.outputs.outputs_replay_json_peak_bytes),
+            "bounded by the state",
+        ),
+        row(
+            "outputs: diff json / table / same sides, peak over the states",
+            format!(
+                "{} / {} / {}",
+                mib(r.outputs.outputs_diff_json_peak_bytes),
+                mib(r.outputs.outputs_diff_table_peak_bytes),
+                mib(r.outputs.outputs_diff_same_peak_bytes)
+            ),
+            "bounded by the states",
+        ),
+        row(
+            "outputs: offsets import, memory per entry",
+            format!(
+                "{} bytes ({} entries)",
+                r.outputs
+                    .outputs_import_bytes_per_entry
+                    .map_or("n/a".into(), |b| format!("{b:.0}")),
+                count(r.outputs.outputs_import_entries)
+            ),
+            "< 1 KB",
         ),
         row("inspect (broker)", opt(r.broker.inspect_seconds, " s"), ""),
         row(

@@ -59,12 +59,12 @@ pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     let b = side(b, "B")?;
     let difference = compare(&a, &b, args.show_secrets);
     match args.format {
-        Format::Json => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&difference.to_json())?
-        )?,
-        Format::Table => out.write_all(render(&difference).as_bytes())?,
+        Format::Json => crate::view::write_pretty(out, &difference)?,
+        Format::Table => {
+            let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+            render(&difference, &mut buffered)?;
+            buffered.flush()?;
+        }
     }
     Ok(if difference.differs() {
         Exit::Findings
@@ -91,25 +91,22 @@ fn side(args: &[String], name: &str) -> Result<Side, CliError> {
     })
 }
 
-/// The readable form of a difference.
-pub fn render(difference: &Difference) -> String {
-    use core::fmt::Write as _;
-    let mut out = String::new();
+/// Writes the readable form of a difference, a line at a time.
+pub fn render(difference: &Difference<'_>, out: &mut dyn Write) -> std::io::Result<()> {
     if !difference.differs() {
-        out.push_str("No differences.\n");
-        return out;
+        return writeln!(out, "No differences.");
     }
-    let names = |list: &[String]| {
+    let names = |list: &[&str]| {
         list.iter()
             .map(|c| shown(c).into_owned())
             .collect::<Vec<_>>()
             .join(", ")
     };
     if !difference.only_in_a.is_empty() {
-        let _ = writeln!(out, "Only in A: {}", names(&difference.only_in_a));
+        writeln!(out, "Only in A: {}", names(&difference.only_in_a))?;
     }
     if !difference.only_in_b.is_empty() {
-        let _ = writeln!(out, "Only in B: {}", names(&difference.only_in_b));
+        writeln!(out, "Only in B: {}", names(&difference.only_in_b))?;
     }
     let text = |v: Option<&Value>| match v {
         Some(Value::String(s)) => s.clone(),
@@ -117,54 +114,50 @@ pub fn render(difference: &Difference) -> String {
         Some(other) => other.to_string(),
     };
     for (connector, found) in &difference.connectors {
-        let _ = writeln!(out, "{}:", shown(connector));
-        if let Some(diff) = found.get("config") {
+        writeln!(out, "{}:", shown(connector))?;
+        if let Some(diff) = &found.config {
             for (name, change) in diff["changed"].as_object().into_iter().flatten() {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "  config {}: {} -> {}",
                     shown(name),
                     shown(&text(change.get("from"))),
                     shown(&text(change.get("to")))
-                );
+                )?;
             }
             for (name, value) in diff["added"].as_object().into_iter().flatten() {
-                let _ = writeln!(
+                writeln!(
                     out,
                     "  config +{} = {}",
                     shown(name),
                     shown(&text(Some(value)))
-                );
+                )?;
             }
             for (name, _) in diff["removed"].as_object().into_iter().flatten() {
-                let _ = writeln!(out, "  config -{}", shown(name));
+                writeln!(out, "  config -{}", shown(name))?;
             }
         }
-        for member in ["target_state", "task_count"] {
-            if let Some(change) = found.get(member) {
-                let _ = writeln!(
-                    out,
-                    "  {}: {} -> {}",
-                    member.replace('_', " "),
-                    text(change.get("a")),
-                    text(change.get("b"))
-                );
-            }
+        let none = || "none".to_string();
+        if let Some((a, b)) = found.target_state {
+            let (a, b) = (
+                a.map_or_else(none, str::to_string),
+                b.map_or_else(none, str::to_string),
+            );
+            writeln!(out, "  target state: {a} -> {b}")?;
         }
-        for offset in found
-            .get("offsets")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let _ = writeln!(
+        if let Some((a, b)) = found.task_count {
+            writeln!(out, "  task count: {a} -> {b}")?;
+        }
+        for offset in &found.offsets {
+            let offset = offset.to_json();
+            writeln!(
                 out,
                 "  offset {}: {} -> {}",
                 shown(&text(offset.get("partition"))),
                 shown(&text(offset.get("a"))),
                 shown(&text(offset.get("b")))
-            );
+            )?;
         }
     }
-    out
+    Ok(())
 }

@@ -13,7 +13,7 @@ use engine::status::StatusLog;
 use connect_state_ops::cut::{Cut, CutMachine, Point};
 use connect_state_ops::history::TopicKind;
 
-use crate::view::View;
+use crate::view::{write_pretty, Json, View};
 use crate::{CliError, Format};
 
 /// What to read and how.
@@ -57,48 +57,70 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let runtime = crate::runtime()?;
     runtime.block_on(async {
         let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
-        let mut doc = serde_json::Map::new();
-        let mut tables = String::new();
-        // Only what the format shows is built (a large topic's JSON tree is not small).
-        let mut show = |name: &str,
-                        json: &dyn Fn() -> Result<serde_json::Value, serde_json::Error>,
-                        table: &dyn Fn() -> String|
-         -> Result<(), CliError> {
-            match args.format {
-                Format::Json => {
-                    doc.insert(name.into(), json()?);
-                }
-                Format::Table => {
-                    if !tables.is_empty() {
-                        tables.push('\n');
-                    }
-                    tables.push_str(&table());
-                }
+        let config = match &args.config_topic {
+            Some(topic) => {
+                Some(read::<ConfigLog>(&transport, topic, TopicRole::Config, &args).await?)
             }
-            Ok(())
+            None => None,
         };
-        if let Some(topic) = &args.config_topic {
-            let log = read::<ConfigLog>(&transport, topic, TopicRole::Config, &args).await?;
-            show("config", &|| log.snapshot_json(), &|| log.table())?;
-        }
-        if let Some(topic) = &args.status_topic {
-            let log = read::<StatusLog>(&transport, topic, TopicRole::Status, &args).await?;
-            show("status", &|| log.snapshot_json(), &|| log.table())?;
-        }
-        if let Some(topic) = &args.offsets_topic {
-            let log = read::<OffsetLog>(&transport, topic, TopicRole::Offsets, &args).await?;
-            show("offsets", &|| log.snapshot_json(), &|| log.table())?;
-        }
+        let status = match &args.status_topic {
+            Some(topic) => {
+                Some(read::<StatusLog>(&transport, topic, TopicRole::Status, &args).await?)
+            }
+            None => None,
+        };
+        let offsets = match &args.offsets_topic {
+            Some(topic) => {
+                Some(read::<OffsetLog>(&transport, topic, TopicRole::Offsets, &args).await?)
+            }
+            None => None,
+        };
         match args.format {
-            Format::Json => writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&serde_json::Value::Object(doc))?
-            )?,
-            Format::Table => out.write_all(tables.as_bytes())?,
+            Format::Json => {
+                let document = Inspected {
+                    config: config.as_ref().map(Json),
+                    status: status.as_ref().map(Json),
+                    offsets: offsets.as_ref().map(Json),
+                };
+                write_pretty(out, &document)?;
+            }
+            Format::Table => {
+                let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
+                let mut first = true;
+                let mut separate = |o: &mut dyn Write| -> std::io::Result<()> {
+                    if !std::mem::take(&mut first) {
+                        o.write_all(b"\n")?;
+                    }
+                    Ok(())
+                };
+                if let Some(log) = &config {
+                    separate(&mut buffered)?;
+                    log.write_table(&mut buffered)?;
+                }
+                if let Some(log) = &status {
+                    separate(&mut buffered)?;
+                    log.write_table(&mut buffered)?;
+                }
+                if let Some(log) = &offsets {
+                    separate(&mut buffered)?;
+                    log.write_table(&mut buffered)?;
+                }
+                buffered.flush()?;
+            }
         }
         Ok(())
     })
+}
+
+/// `inspect`'s JSON contract: `{"config": .., "status": .., "offsets": ..}` for the topics read.
+#[derive(serde::Serialize)]
+struct Inspected<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config: Option<Json<'a, ConfigLog>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<Json<'a, StatusLog>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offsets: Option<Json<'a, OffsetLog>>,
 }
 
 async fn read<M: View>(

@@ -8,6 +8,7 @@ pub mod bench;
 pub mod bench_history;
 pub mod bench_java;
 pub mod bench_metrics;
+pub mod bench_outputs;
 pub mod demo;
 pub mod diff;
 pub mod doctor;

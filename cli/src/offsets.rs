@@ -10,7 +10,6 @@ use clap::{Args, Subcommand};
 use engine::config::ConfigLog;
 use engine::offsets::{kip875, OffsetLog};
 use engine::plan::WritePlan;
-use engine::ProducerRecord;
 
 use connect_state_ops::offsets_file::{parse_offsets_file, OffsetsEntry};
 
@@ -102,7 +101,7 @@ pub fn run(args: OffsetsArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             }
             let offsets = require(topics.offsets, "offsets")?;
             let listing = kip875::list(&offsets.state.machine.snapshot(), &connector);
-            writeln!(out, "{}", serde_json::to_string_pretty(&listing)?)?;
+            crate::view::write_pretty(out, &listing)?;
         }
         OffsetsAction::Reset { connector, write } => {
             modify(&connector, &write, None, out)?;
@@ -112,14 +111,17 @@ pub fn run(args: OffsetsArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             file,
             write,
         } => {
-            let text = if file.as_os_str() == "-" {
-                std::io::read_to_string(std::io::stdin())?
-            } else {
-                std::fs::read_to_string(&file)
-                    .map_err(|e| CliError::Input(format!("cannot read {}: {e}", file.display())))?
+            let entries = {
+                let text = if file.as_os_str() == "-" {
+                    std::io::read_to_string(std::io::stdin())?
+                } else {
+                    std::fs::read_to_string(&file).map_err(|e| {
+                        CliError::Input(format!("cannot read {}: {e}", file.display()))
+                    })?
+                };
+                parse_offsets_file(&text)
+                    .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?
             };
-            let entries = parse_offsets_file(&text)
-                .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
             modify(&connector, &write, Some(entries), out)?;
         }
     }
@@ -165,37 +167,37 @@ fn modify(
         Layout::Dump { .. } => args.offsets_partitions,
     };
     let snapshot = offsets.state.machine.snapshot();
-    let plan = match &entries {
+    let reset = entries.is_none();
+    let plan = match entries {
         None => kip875::reset_plan(&snapshot, connector, partitions),
-        Some(entries) => kip875::alter_plan(&snapshot, connector, entries, partitions),
+        // The request is let go once its records are built.
+        Some(entries) => kip875::alter_plan(&snapshot, connector, &entries, partitions),
     }
     .map_err(modify_error)?;
-    let records: Vec<ProducerRecord> = plan.records().cloned().collect();
-    print_records(out, &records)?;
+    let count = plan.records().count();
+    print_records(out, &plan)?;
     if !args.execute {
         writeln!(
             out,
-            "Dry run: {} record(s) would be written to {}. Add --execute to write them.",
-            records.len(),
+            "Dry run: {count} record(s) would be written to {}. Add --execute to write them.",
             offsets.name
         )?;
         return Ok(());
     }
     execute(&args.source, &offsets.name, &plan)?;
-    writeln!(
-        out,
-        "Wrote {} record(s) to {}.",
-        records.len(),
-        offsets.name
-    )?;
-    writeln!(out, "{}", kip875::success_message(entries.is_none()))?;
+    writeln!(out, "Wrote {count} record(s) to {}.", offsets.name)?;
+    writeln!(out, "{}", kip875::success_message(reset))?;
     Ok(())
 }
 
-fn print_records(out: &mut dyn Write, records: &[ProducerRecord]) -> Result<(), CliError> {
-    let rows: Vec<Vec<String>> = records
-        .iter()
-        .map(|r| {
+/// Prints the records of `plan` as a table, a row at a time.
+pub(crate) fn print_records(out: &mut dyn Write, plan: &WritePlan) -> Result<(), CliError> {
+    if plan.records().next().is_none() {
+        writeln!(out, "No records: the connector has no offsets to change.")?;
+        return Ok(());
+    }
+    let rows = || {
+        plan.records().map(|r| {
             vec![
                 r.partition.map_or("-".into(), |p| p.to_string()),
                 String::from_utf8_lossy(&r.key).into_owned(),
@@ -204,12 +206,10 @@ fn print_records(out: &mut dyn Write, records: &[ProducerRecord]) -> Result<(), 
                 }),
             ]
         })
-        .collect();
-    if rows.is_empty() {
-        writeln!(out, "No records: the connector has no offsets to change.")?;
-    } else {
-        out.write_all(crate::table::render(&["PARTITION", "KEY", "VALUE"], &rows).as_bytes())?;
-    }
+    };
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    crate::table::write(&mut buffered, &["PARTITION", "KEY", "VALUE"], rows)?;
+    buffered.flush()?;
     Ok(())
 }
 

@@ -14,7 +14,7 @@ use connect_state_ops::cut::{Cut, Point};
 use connect_state_ops::history::TopicKind;
 
 use crate::kcat::{DumpError, DumpReader, DumpRecord};
-use crate::view::{Skips, View};
+use crate::view::{write_pretty, EventsJson, Json, Skips, View};
 use crate::{CliError, Format, Topic};
 
 /// A replayed machine and the events of the live part of the dump.
@@ -79,18 +79,25 @@ pub fn replay_into<M: TopicMachine>(
     Ok(Replay { machine, events })
 }
 
-/// Writes a snapshot (and events) as the JSON contract.
-fn write_json(
-    out: &mut dyn Write,
-    snapshot: serde_json::Value,
-    events: Option<Vec<serde_json::Value>>,
-) -> Result<(), CliError> {
-    let doc = match events {
-        Some(events) => serde_json::json!({"snapshot": snapshot, "events": events}),
-        None => snapshot,
-    };
-    writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-    Ok(())
+/// The JSON contract of a replay: the snapshot, or `{"snapshot", "events"}`.
+struct Document<'a, M: TopicMachine> {
+    machine: &'a M,
+    events: Option<&'a [M::Event]>,
+}
+
+impl<M: View> serde::Serialize for Document<'_, M> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        match self.events {
+            None => Json(self.machine).serialize(s),
+            Some(events) => {
+                let mut doc = s.serialize_struct("Replay", 2)?;
+                doc.serialize_field("snapshot", &Json(self.machine))?;
+                doc.serialize_field("events", &EventsJson::<M>(events))?;
+                doc.end()
+            }
+        }
+    }
 }
 
 /// Writes events one JSON object per line under the table.
@@ -152,20 +159,25 @@ fn run_topic<M: View, R: BufRead>(
         cut.as_mut(),
     )?;
     dump.bad_lines().report(options.name, err)?;
-    let events = r
-        .events
-        .iter()
-        .map(M::event_json)
-        .collect::<Result<Vec<_>, _>>()?;
     match options.format {
-        Format::Json => write_json(
-            out,
-            r.machine.snapshot_json()?,
-            options.with_events.then_some(events),
-        )?,
+        Format::Json => {
+            let document = Document {
+                machine: &r.machine,
+                events: options.with_events.then_some(&r.events[..]),
+            };
+            write_pretty(out, &document)?;
+        }
         Format::Table => {
-            out.write_all(r.machine.table().as_bytes())?;
+            let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, &mut *out);
+            r.machine.write_table(&mut buffered)?;
+            buffered.flush()?;
+            drop(buffered);
             if options.with_events {
+                let events = r
+                    .events
+                    .iter()
+                    .map(M::event_json)
+                    .collect::<Result<Vec<_>, _>>()?;
                 write_event_lines(out, &events)?;
             }
         }

@@ -79,42 +79,45 @@ fn hidden(c: char) -> bool {
 /// Renders rows under headers, columns padded to their widest cell, two spaces apart. Every
 /// cell is [`shown`] (so cut to [`MAX_CELL_CHARS`]: no line grows without bound).
 pub(crate) fn render(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let cells = |row: &Vec<String>| -> Vec<(String, usize)> {
-        row.iter()
-            .map(|cell| {
-                let cell = shown(cell).into_owned();
-                let width = cell.chars().count();
-                (cell, width)
-            })
-            .collect()
-    };
-    let header_cells: Vec<(String, usize)> = headers
-        .iter()
-        .map(|h| ((*h).to_string(), h.chars().count()))
-        .collect();
-    let rows: Vec<Vec<(String, usize)>> = rows.iter().map(cells).collect();
-    let mut widths: Vec<usize> = header_cells.iter().map(|(_, w)| *w).collect();
-    for row in &rows {
-        for (i, (_, width)) in row.iter().enumerate() {
+    let mut out = Vec::new();
+    // Writing into a vector cannot fail.
+    let _ = write(&mut out, headers, || rows.iter().cloned());
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes what [`render`] renders without holding the rows: `rows` is called twice, once to
+/// measure the columns and once to write them, so a table of millions of source partitions
+/// holds one row at a time.
+pub(crate) fn write<I: Iterator<Item = Vec<String>>>(
+    out: &mut dyn std::io::Write,
+    headers: &[&str],
+    rows: impl Fn() -> I,
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows() {
+        for (i, cell) in row.iter().enumerate() {
             if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(*width);
+                *w = (*w).max(shown(cell).chars().count());
             }
         }
     }
-    let mut out = String::new();
-    for row in core::iter::once(&header_cells).chain(&rows) {
-        let mut line = String::new();
-        for (i, (cell, width)) in row.iter().enumerate() {
-            line.push_str(cell);
+    let header_cells: Vec<String> = headers.iter().map(|h| (*h).to_string()).collect();
+    let mut line = String::new();
+    for row in core::iter::once(header_cells).chain(rows()) {
+        line.clear();
+        for (i, cell) in row.iter().enumerate() {
+            let cell = shown(cell);
+            line.push_str(&cell);
             if i + 1 < row.len() {
                 let column = widths.get(i).copied().unwrap_or(0);
-                line.extend(core::iter::repeat_n(' ', column.saturating_sub(*width) + 2));
+                let pad = column.saturating_sub(cell.chars().count()) + 2;
+                line.extend(core::iter::repeat_n(' ', pad));
             }
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        out.write_all(line.trim_end().as_bytes())?;
+        out.write_all(b"\n")?;
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use engine::offsets::{kip875, OffsetEventJson, OffsetLog, OffsetSnapshotJson};
 use engine::skips::{SkipCounts, SkipKind};
 use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
 use engine::TopicMachine;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use crate::table::{self, shown};
@@ -21,12 +22,27 @@ fn named<K: SkipKind>(counts: &SkipCounts<K>) -> Skips {
 
 /// What the CLI shows of a topic machine.
 pub trait View: TopicMachine + Default {
-    /// The snapshot in the JSON contract.
+    /// The snapshot in the JSON contract, as a value (for small states; output is written
+    /// through [`Json`], which holds nothing the size of the output).
     fn snapshot_json(&self) -> Result<Value, serde_json::Error>;
+    /// Serializes the snapshot in the JSON contract as it goes.
+    fn serialize_snapshot<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+    /// Serializes one event in the JSON contract.
+    fn serialize_event<S: Serializer>(
+        event: &Self::Event,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error>;
     /// One event in the JSON contract.
     fn event_json(event: &Self::Event) -> Result<Value, serde_json::Error>;
-    /// The readable table.
-    fn table(&self) -> String;
+    /// Writes the readable table.
+    fn write_table(&self, out: &mut dyn std::io::Write) -> std::io::Result<()>;
+    /// The readable table, as text (for small states).
+    fn table(&self) -> String {
+        let mut out = Vec::new();
+        // Writing into a vector cannot fail.
+        let _ = self.write_table(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
     /// Non-zero skip counters.
     fn skips(&self) -> Skips;
 }
@@ -39,11 +55,20 @@ macro_rules! view {
             fn snapshot_json(&self) -> Result<Value, serde_json::Error> {
                 serde_json::to_value($snapshot_json(&self.snapshot()))
             }
+            fn serialize_snapshot<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $snapshot_json(&self.snapshot()).serialize(s)
+            }
+            fn serialize_event<S: Serializer>(
+                event: &Self::Event,
+                s: S,
+            ) -> Result<S::Ok, S::Error> {
+                $event_json(event).serialize(s)
+            }
             fn event_json(event: &Self::Event) -> Result<Value, serde_json::Error> {
                 serde_json::to_value($event_json(event))
             }
-            fn table(&self) -> String {
-                $table(self)
+            fn write_table(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+                $table(self, out)
             }
             fn skips(&self) -> Skips {
                 let skips: fn(&Self) -> Skips = $skips;
@@ -71,10 +96,53 @@ view!(
     |log| named(log.diagnostics().skipped())
 );
 
+/// A machine's snapshot in the JSON contract, serialized as it is written.
+pub struct Json<'a, M>(pub &'a M);
+
+impl<M: View> Serialize for Json<'_, M> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize_snapshot(s)
+    }
+}
+
+/// Events in the JSON contract, serialized as they are written.
+pub struct EventsJson<'a, M: TopicMachine>(pub &'a [M::Event]);
+
+impl<M: View> Serialize for EventsJson<'_, M> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct One<'a, M: TopicMachine>(&'a M::Event);
+        impl<M: View> Serialize for One<'_, M> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                M::serialize_event(self.0, s)
+            }
+        }
+        s.collect_seq(self.0.iter().map(One::<M>))
+    }
+}
+
+/// Writes `value` as pretty JSON and a newline through a buffer, holding nothing the size
+/// of the output.
+pub fn write_pretty(
+    out: &mut dyn std::io::Write,
+    value: &impl Serialize,
+) -> Result<(), crate::CliError> {
+    use std::io::Write as _;
+    let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
+    serde_json::to_writer_pretty(&mut buffered, value)?;
+    buffered.write_all(b"\n")?;
+    buffered.flush()?;
+    Ok(())
+}
+
 pub(crate) use connect_state_ops::doctor::missing_task_ids;
 
-/// The human view of a config snapshot and its diagnostics.
-fn config_table(log: &ConfigLog) -> String {
+/// Writes the human view of a config snapshot and its diagnostics.
+fn config_table(log: &ConfigLog, to: &mut dyn std::io::Write) -> std::io::Result<()> {
+    to.write_all(config_text(log).as_bytes())
+}
+
+/// The human view of a config snapshot and its diagnostics (bounded by the connectors).
+fn config_text(log: &ConfigLog) -> String {
     let snap = &log.snapshot();
     let mut out = String::new();
     let _ = writeln!(out, "Config topic, next offset {}", snap.offset());
@@ -178,41 +246,53 @@ fn config_table(log: &ConfigLog) -> String {
     out
 }
 
-/// The human view of an offsets snapshot: each connector's KIP-875 listing.
-fn offsets_table(log: &OffsetLog) -> String {
+/// Writes the human view of an offsets snapshot: each connector's KIP-875 listing, one
+/// connector's listing at a time (a topic of millions of partitions is never held as text).
+fn offsets_table(log: &OffsetLog, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let snap = &log.snapshot();
-    let mut out = String::new();
-    let _ = writeln!(out, "Offsets topic: {} live key(s)", snap.len());
-    let mut rows = Vec::new();
-    for connector in snap.connectors() {
-        for entry in kip875::list(snap, connector).offsets {
-            let json = serde_json::to_value(&entry).unwrap_or_default();
-            let partition = json["partition"].to_string();
-            let offset = match &json["offset"] {
-                serde_json::Value::Null => "null (no record under the Java-ordered key)".into(),
-                other => other.to_string(),
-            };
-            rows.push(vec![connector.to_string(), partition, offset]);
-        }
-    }
-    if rows.is_empty() {
-        out.push_str("No connector partitions.\n");
+    writeln!(out, "Offsets topic: {} live key(s)", snap.len())?;
+    let rows = || {
+        snap.connectors().flat_map(move |connector| {
+            kip875::list(snap, connector)
+                .offsets
+                .into_iter()
+                .map(move |entry| {
+                    let json = serde_json::to_value(&entry).unwrap_or_default();
+                    let partition = json["partition"].to_string();
+                    let offset = match &json["offset"] {
+                        serde_json::Value::Null => {
+                            "null (no record under the Java-ordered key)".into()
+                        }
+                        other => other.to_string(),
+                    };
+                    vec![connector.to_string(), partition, offset]
+                })
+        })
+    };
+    if rows().next().is_none() {
+        writeln!(out, "No connector partitions.")?;
     } else {
-        out.push_str(&table::render(&["CONNECTOR", "PARTITION", "OFFSET"], &rows));
+        table::write(out, &["CONNECTOR", "PARTITION", "OFFSET"], rows)?;
     }
     let d = log.diagnostics();
     if d.untracked_keys() > 0 {
-        let _ = writeln!(
+        writeln!(
             out,
             "\n{} record(s) have keys that are not [connector, partition] lists (stored, not tracked)",
             d.untracked_keys()
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
-/// The human view of a status snapshot: connectors with their tasks, then active topics.
-fn status_table(log: &StatusLog) -> String {
+/// Writes the human view of a status snapshot.
+fn status_table(log: &StatusLog, to: &mut dyn std::io::Write) -> std::io::Result<()> {
+    to.write_all(status_text(log).as_bytes())
+}
+
+/// The human view of a status snapshot: connectors with their tasks, then active topics
+/// (bounded by the connectors and tasks).
+fn status_text(log: &StatusLog) -> String {
     let snap = &log.snapshot();
     let mut out = String::from("Status topic\n");
     let mut rows = Vec::new();

@@ -50,6 +50,12 @@ fn tiny_bench_reports_every_field_as_json() {
         "offsets_memory_bytes",
         "offsets_memory_bytes_per_entry",
         "offsets_memory_ratio",
+        "outputs_states_bytes",
+        "outputs_replay_json_peak_bytes",
+        "outputs_diff_json_peak_bytes",
+        "outputs_diff_table_peak_bytes",
+        "outputs_diff_same_peak_bytes",
+        "outputs_import_bytes_per_entry",
     ] {
         let value = report
             .get(field)
@@ -73,6 +79,11 @@ fn tiny_bench_reports_every_field_as_json() {
     }
 
     let scale = Scale::TINY;
+    assert_eq!(
+        number("outputs_import_entries"),
+        scale.offsets_partitions as f64
+    );
+    assert!(number("outputs_partitions") > 0.0);
     assert_eq!(report["scale"], "tiny");
     assert_eq!(report["seed"], 5);
     let config = synth::config_topic(&scale, 5);

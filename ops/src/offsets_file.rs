@@ -4,8 +4,10 @@
 //! request bodies with it.
 
 use engine::json::{JsonErrorKind, JsonValue};
-use engine::offsets::OrderedMap;
-use serde::de::{Deserializer, MapAccess, Visitor};
+use std::collections::BTreeMap;
+
+use engine::offsets::{Content, OrderedMap};
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -35,7 +37,7 @@ impl<'de> Deserialize<'de> for Ordered {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct OffsetsFile {
-    offsets: Option<Vec<Entry>>,
+    offsets: Option<Entries>,
 }
 
 #[derive(Deserialize)]
@@ -45,6 +47,39 @@ struct Entry {
     partition: Option<Ordered>,
     #[serde(default)]
     offset: Option<Ordered>,
+}
+
+/// An entry as read: the partition, or why Java refuses it; the offset, or why Java would
+/// refuse it if it is validated.
+type Read = (
+    Result<Option<OrderedMap>, String>,
+    Result<Option<OrderedMap>, String>,
+);
+
+/// The entries, each read as it is deserialized (its members' raw text is not kept).
+struct Entries(Vec<Read>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of offsets entries")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entries, A::Error> {
+                let mut read = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(entry) = seq.next_element::<Entry>()? {
+                    read.push((
+                        entry.partition.map(ordered_map).transpose(),
+                        entry.offset.map(ordered_map).transpose(),
+                    ));
+                }
+                Ok(Entries(read))
+            }
+        }
+        d.deserialize_seq(V)
+    }
 }
 
 /// One entry of a KIP-875 offsets document: the partition (`None`: `null` or not given) and
@@ -57,38 +92,41 @@ pub type OffsetsEntry = (Option<OrderedMap>, Option<OrderedMap>);
 /// ignores it. A value Java cannot hold in offsets (an integer beyond `long`, which Jackson
 /// makes a `BigInteger`) is refused with Java's own message, unless it is in an offset a later
 /// entry for the same partition replaces (Java collapses the request before it validates);
-/// arrays and objects are refused later by the core, as Java refuses them.
+/// arrays and objects are refused later by the core, as Java refuses them. Each entry is
+/// converted as it is read, and nothing is copied after.
 pub fn parse_offsets_file(text: &str) -> Result<Vec<OffsetsEntry>, String> {
     let mut reader = serde_json::Deserializer::from_str(text);
     let file = OffsetsFile::deserialize(&mut reader).map_err(|e| {
         format!("not a KIP-875 offsets document ({{\"offsets\":[{{\"partition\":{{..}},\"offset\":{{..}}}}]}}): {e}")
     })?;
     // No entries (`[]` or `null`): the core refuses them with Java's message.
-    // Each offset read, or why Java would refuse it if it is validated.
-    type Read = (Option<OrderedMap>, Result<Option<OrderedMap>, String>);
-    let read: Vec<Read> = file
-        .offsets
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| {
-            let partition = e.partition.map(ordered_map).transpose()?;
-            Ok((partition, e.offset.map(ordered_map).transpose()))
-        })
-        .collect::<Result<_, String>>()?;
-    let last: std::collections::BTreeMap<_, usize> = read
+    let read = file.offsets.map(|entries| entries.0).unwrap_or_default();
+    let mut partitions = Vec::with_capacity(read.len());
+    let mut offsets = Vec::with_capacity(read.len());
+    for (partition, offset) in read {
+        partitions.push(partition?);
+        offsets.push(offset);
+    }
+    // The last entry of each partition (by content) is the one Java validates.
+    let last: BTreeMap<Option<Content<'_>>, usize> = partitions
         .iter()
         .enumerate()
-        .map(|(i, (p, _))| (p.as_ref().map(OrderedMap::to_object), i))
+        .map(|(i, p)| (p.as_ref().map(OrderedMap::content), i))
         .collect();
-    read.iter()
+    let replaced: Vec<bool> = partitions
+        .iter()
         .enumerate()
-        .map(|(i, (partition, offset))| {
-            let replaced = last.get(&partition.as_ref().map(OrderedMap::to_object)) != Some(&i);
-            match offset {
-                Ok(offset) => Ok((partition.clone(), offset.clone())),
-                Err(_) if replaced => Ok((partition.clone(), None)),
-                Err(e) => Err(e.clone()),
-            }
+        .map(|(i, p)| last.get(&p.as_ref().map(OrderedMap::content)) != Some(&i))
+        .collect();
+    drop(last);
+    partitions
+        .into_iter()
+        .zip(offsets)
+        .zip(replaced)
+        .map(|((partition, offset), replaced)| match offset {
+            Ok(offset) => Ok((partition, offset)),
+            Err(_) if replaced => Ok((partition, None)),
+            Err(e) => Err(e),
         })
         .collect()
 }

@@ -126,7 +126,15 @@ pub fn jackson_hash_code(value: &JsonValue) -> i32 {
 /// `Map.hashCode()` of a `Map<String, Object>` as Jackson reads `map` (see
 /// [`jackson_hash_code`]).
 pub fn map_hash_code(map: &JsonObject) -> i32 {
-    map.iter().fold(0i32, |sum, (name, value)| {
+    members_hash_code(map.iter())
+}
+
+/// [`map_hash_code`] of the map holding `members` (distinct names, in any order: the sum does
+/// not depend on it).
+pub fn members_hash_code<'a>(
+    members: impl Iterator<Item = (&'a alloc::string::String, &'a JsonValue)>,
+) -> i32 {
+    members.fold(0i32, |sum, (name, value)| {
         sum.wrapping_add(string_hash_code(name) ^ jackson_hash_code(value))
     })
 }

@@ -1,7 +1,8 @@
 //! KIP-875: the per-connector offsets listing and the exact records of alter and reset requests
 //! (spec §4.10), plus Java's precondition check.
 
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::btree_map::Entry;
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -10,10 +11,10 @@ use core::fmt;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
-use super::ordered::{offset_key, offset_value, FormatError, OrderedMap};
+use super::ordered::{offset_key, offset_value, Content, FormatError, OrderedMap};
 use super::{default_partition, OffsetSnapshot, StoredOffset};
 use crate::config::{ConfigSnapshot, TargetState};
-use crate::json::java_map::{hash_map_order_by_hash, map_hash_code};
+use crate::json::java_map::hash_map_order_by_hash;
 use crate::json::{write_value, JsonObject, Natural};
 use crate::plan::{ProducerKind, WritePlan};
 use crate::record::ProducerRecord;
@@ -229,63 +230,59 @@ pub fn alter_records(
     }
     // Java collects the request into a `HashMap<Map, Map>` first (equal partitions collapse
     // into the first, holding the last offset), then validates what is left: an offset that a
-    // later entry replaced is never validated (found by the Java oracle).
-    let mut merged: Vec<(Option<OrderedMap>, Option<OrderedMap>)> = Vec::new();
-    let mut by_content: BTreeMap<Option<JsonObject>, usize> = BTreeMap::new();
-    for (partition, offset) in entries {
-        let content = partition.as_ref().map(OrderedMap::to_object);
-        match by_content.get(&content).and_then(|&i| merged.get_mut(i)) {
-            Some(slot) => slot.1 = offset.clone(),
-            None => {
-                by_content.insert(content, merged.len());
-                merged.push((partition.clone(), offset.clone()));
+    // later entry replaced is never validated (found by the Java oracle). Each slot is the
+    // index of a partition's first entry and of its last; nothing is copied.
+    let mut slots: Vec<(usize, usize)> = Vec::new();
+    {
+        let mut by_content: BTreeMap<Option<Content<'_>>, usize> = BTreeMap::new();
+        for (i, (partition, _)) in entries.iter().enumerate() {
+            match by_content.entry(partition.as_ref().map(OrderedMap::content)) {
+                Entry::Vacant(vacant) => {
+                    vacant.insert(slots.len());
+                    slots.push((i, i));
+                }
+                Entry::Occupied(seen) => slots[*seen.get()].1 = i,
             }
         }
     }
-    for (partition, offset) in &merged {
-        for map in [partition, offset].into_iter().flatten() {
+    for &(first, last) in &slots {
+        for map in [&entries[first].0, &entries[last].1].into_iter().flatten() {
             map.validate().map_err(ModifyOffsetsError::InvalidFormat)?;
         }
     }
-    let normalised: Vec<(Option<OrderedMap>, Option<OrderedMap>)> = merged
+    // Java's second collapse: it puts each normalised entry into a new `HashMap`, iterating the
+    // request's `HashMap` in its hash order, so partitions equal only once normalised (`-0.0`
+    // and `1e-400` both read back as `0.0`) become one, holding the offset of the slot iterated
+    // last (found by the Java oracle). The entries stay in request order (first occurrence).
+    let partitions: Vec<Option<OrderedMap>> = slots
         .iter()
-        .map(|(p, o)| (p.as_ref().map(normalise), o.as_ref().map(normalise)))
+        .map(|&(first, _)| entries[first].0.as_ref().map(normalise))
         .collect();
-    records_for(
-        offsets,
-        connector,
-        &collapse_normalised(&merged, normalised),
-        topic_partitions,
-    )
-}
-
-/// Java's second collapse: it puts each normalised entry into a new `HashMap`, iterating the
-/// request's `HashMap` in its hash order, so partitions equal only once normalised (`-0.0` and
-/// `1e-400` both read back as `0.0`) become one, holding the offset of the one iterated last
-/// (found by the Java oracle). The entries stay in request order (first occurrence).
-fn collapse_normalised(
-    requested: &[(Option<OrderedMap>, Option<OrderedMap>)],
-    normalised: Vec<(Option<OrderedMap>, Option<OrderedMap>)>,
-) -> Vec<(Option<OrderedMap>, Option<OrderedMap>)> {
-    let hashes: Vec<i32> = requested
+    let hashes: Vec<i32> = slots
         .iter()
-        .map(|(p, _)| p.as_ref().map_or(0, |p| map_hash_code(&p.to_object())))
+        .map(|&(first, _)| entries[first].0.as_ref().map_or(0, OrderedMap::hash_code))
         .collect();
-    let mut winner: BTreeMap<Option<JsonObject>, usize> = BTreeMap::new();
-    for i in hash_map_order_by_hash(&hashes) {
-        let content = normalised[i].0.as_ref().map(OrderedMap::to_object);
-        winner.insert(content, i);
+    let mut winner: BTreeMap<Option<Content<'_>>, usize> = BTreeMap::new();
+    for slot in hash_map_order_by_hash(&hashes) {
+        winner.insert(partitions[slot].as_ref().map(OrderedMap::content), slot);
     }
-    let mut seen: BTreeSet<Option<JsonObject>> = BTreeSet::new();
-    normalised
-        .iter()
-        .filter_map(|(partition, _)| {
-            let content = partition.as_ref().map(OrderedMap::to_object);
-            let last = *winner.get(&content)?;
-            seen.insert(content)
-                .then(|| (partition.clone(), normalised[last].1.clone()))
-        })
-        .collect()
+    drop(hashes);
+    let mut records = Vec::with_capacity(winner.len());
+    for partition in &partitions {
+        // The first slot of a normalised partition writes it, with the winner's offset.
+        let Some(last) = winner.remove(&partition.as_ref().map(OrderedMap::content)) else {
+            continue;
+        };
+        let offset = entries[slots[last].1].1.as_ref().map(normalise);
+        records.push(record(
+            offsets,
+            connector,
+            partition.as_ref(),
+            offset.as_ref(),
+            topic_partitions,
+        )?);
+    }
+    Ok(records)
 }
 
 /// Java's normalisation round trip (`Worker.normalizeSourceConnectorOffsets`): the map is
@@ -317,20 +314,38 @@ fn records_for(
     entries: &[(Option<OrderedMap>, Option<OrderedMap>)],
     topic_partitions: i32,
 ) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
-    let mut records = Vec::with_capacity(entries.len());
-    for (partition, offset) in entries {
-        let key =
-            offset_key(connector, partition.as_ref()).map_err(ModifyOffsetsError::InvalidFormat)?;
-        let value = offset_value(offset.as_ref()).map_err(ModifyOffsetsError::InvalidFormat)?;
-        let target = target_partition(offsets, &key, topic_partitions)
-            .ok_or(ModifyOffsetsError::NoTopicPartitions)?;
-        records.push(ProducerRecord {
-            key,
-            value,
-            partition: Some(target),
-        });
-    }
-    Ok(records)
+    entries
+        .iter()
+        .map(|(partition, offset)| {
+            record(
+                offsets,
+                connector,
+                partition.as_ref(),
+                offset.as_ref(),
+                topic_partitions,
+            )
+        })
+        .collect()
+}
+
+/// The record that writes `offset` (`None`: a tombstone) for `partition`, on the partition of
+/// the offsets topic where its key lives (or Java's partitioner puts it).
+fn record(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    partition: Option<&OrderedMap>,
+    offset: Option<&OrderedMap>,
+    topic_partitions: i32,
+) -> Result<ProducerRecord, ModifyOffsetsError> {
+    let key = offset_key(connector, partition).map_err(ModifyOffsetsError::InvalidFormat)?;
+    let value = offset_value(offset).map_err(ModifyOffsetsError::InvalidFormat)?;
+    let target = target_partition(offsets, &key, topic_partitions)
+        .ok_or(ModifyOffsetsError::NoTopicPartitions)?;
+    Ok(ProducerRecord {
+        key,
+        value,
+        partition: Some(target),
+    })
 }
 
 /// The success message of an alter (`reset == false`) or reset, when the connector's

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use json_view::{OffsetEventJson, OffsetSnapshotJson};
 pub use live::StoredOffset;
 pub use murmur2::{default_partition, murmur2, to_positive};
-pub use ordered::{offset_key, offset_value, validate_value, FormatError, OrderedMap};
+pub use ordered::{offset_key, offset_value, validate_value, Content, FormatError, OrderedMap};
 pub use partition_key::KeyProblem;
 pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError, FLUSH_ERROR};
 

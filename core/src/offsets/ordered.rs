@@ -9,6 +9,11 @@ use core::fmt;
 use crate::json::java_map::hash_map_order;
 use crate::json::{write_str, write_value, JsonObject, JsonValue};
 
+/// An [`OrderedMap`]'s members sorted by name, borrowed: equal and ordered exactly as the
+/// maps' [`OrderedMap::to_object`]s are (names are distinct).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Content<'a>(Vec<&'a (String, JsonValue)>);
+
 /// A map with a member order: a source partition or an offset as a Java `Map` iterates it.
 ///
 /// Java matches offsets by the exact key bytes, so the member order of a partition decides which
@@ -24,7 +29,8 @@ impl OrderedMap {
     /// Members in the given order. A repeated name keeps its first position and its last value,
     /// as `LinkedHashMap.put` does.
     pub fn new<K: Into<String>>(members: impl IntoIterator<Item = (K, JsonValue)>) -> Self {
-        let mut out: Vec<(String, JsonValue)> = Vec::new();
+        let members = members.into_iter();
+        let mut out: Vec<(String, JsonValue)> = Vec::with_capacity(members.size_hint().0);
         let mut index: BTreeMap<String, usize> = BTreeMap::new();
         for (name, value) in members {
             let name = name.into();
@@ -36,6 +42,8 @@ impl OrderedMap {
                 }
             }
         }
+        // A source partition is held per entry, millions at a time: no spare room.
+        out.shrink_to_fit();
         Self { members: out }
     }
 
@@ -54,13 +62,14 @@ impl OrderedMap {
             }
         }
         let order = hash_map_order(&names);
-        let members = order
+        let mut members: Vec<(String, JsonValue)> = order
             .into_iter()
             .filter_map(|i| {
                 let name = *names.get(i)?;
                 Some((String::from(name), object.get(name)?.clone()))
             })
             .collect();
+        members.shrink_to_fit();
         Self { members }
     }
 
@@ -73,6 +82,19 @@ impl OrderedMap {
     /// `Map.equals`.
     pub fn to_object(&self) -> JsonObject {
         self.members.iter().cloned().collect()
+    }
+
+    /// The map's content without its order, borrowed: compares as [`OrderedMap::to_object`]
+    /// does (Java's `Map.equals`) without copying a member.
+    pub fn content(&self) -> Content<'_> {
+        let mut members: Vec<&(String, JsonValue)> = self.members.iter().collect();
+        members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Content(members)
+    }
+
+    /// Java's `Map.hashCode()` of the map (Jackson's values).
+    pub fn hash_code(&self) -> i32 {
+        crate::json::java_map::members_hash_code(self.members.iter().map(|(n, v)| (n, v)))
     }
 
     /// Appends the map as compact JSON in member order, as Jackson writes a Java map.
