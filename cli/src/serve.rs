@@ -592,6 +592,7 @@ fn router(app: Arc<App>, admission: Arc<Admission>) -> Router {
         .route("/ui/", get(ui_overview))
         .route("/ui/style.css", get(ui_style))
         .route("/ui/connectors/{c}", get(ui_connector))
+        .route("/ui/connector", get(ui_connector_named))
         .route("/connectors/{c}/tasks/{t}/status", get(task_status))
         .route("/connectors/{c}/topics", get(topics))
         .route("/connectors/{c}/topics/reset", put(reset_topics))
@@ -683,16 +684,41 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
     response
 }
 
-/// `GET /ui/`: the dashboard's overview.
-async fn ui_overview(State(app): State<Arc<App>>) -> Response {
+/// `GET /ui/`: the dashboard's overview (`?page=N`, `?filter=TEXT`).
+async fn ui_overview(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
     let (views, monitor) = (app.views(), app.monitor());
-    html(&views, crate::ui::overview(&views, &monitor))
+    let paging = crate::ui::Paging::of_query(query.as_deref());
+    html(&views, crate::ui::overview(&views, &monitor, &paging))
 }
 
-/// `GET /ui/connectors/{c}`: one connector's page.
-async fn ui_connector(State(app): State<Arc<App>>, Path(c): Path<String>) -> Response {
+/// `GET /ui/connectors/{c}`: one connector's page (`?page=N` of its offsets).
+async fn ui_connector(
+    State(app): State<Arc<App>>,
+    Path(c): Path<String>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    connector_page(&app, &c, query.as_deref())
+}
+
+/// `GET /ui/connector?name=C`: the same page, for every name (the dashboard links this way:
+/// a browser resolves a path segment `.` or `..`).
+async fn ui_connector_named(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    let name = form_urlencoded::parse(query.as_deref().unwrap_or_default().as_bytes())
+        .find(|(key, _)| key == "name")
+        .map(|(_, value)| value.into_owned());
+    match name {
+        Some(c) => connector_page(&app, &c, query.as_deref()),
+        None => reply(
+            &app.views(),
+            Answer::error(400, "give the connector as ?name=NAME"),
+        ),
+    }
+}
+
+fn connector_page(app: &App, c: &str, query: Option<&str>) -> Response {
     let (views, monitor) = (app.views(), app.monitor());
-    match crate::ui::connector(&views, &monitor, &c) {
+    let paging = crate::ui::Paging::of_query(query);
+    match crate::ui::connector(&views, &monitor, c, &paging) {
         Some(page) => html(&views, page),
         None => reply(
             &views,

@@ -1,6 +1,12 @@
 //! `/ui/`: a dashboard rendered by the server from the views and the monitor (HTML from
 //! `maud`, which escapes every value; a small stylesheet; no script: the page refreshes itself
 //! with a `<meta http-equiv="refresh">`). Read-only: it has no forms.
+//!
+//! Text from the topics shows control and invisible characters (a right-to-left override, a
+//! zero-width space) as escapes, as the CLI does. Connector pages are linked as
+//! `/ui/connector?name=...`, so every name is reachable (a browser resolves a path segment `.`
+//! or `..` to another page). Long tables are paged ([`PAGE_ROWS`] rows, `?page=N`), and the
+//! connectors can be filtered by name (`?filter=...`).
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
@@ -21,6 +27,77 @@ const REFRESH_SECONDS: u32 = 5;
 /// The tasks a page lists per connector at most (a commit can claim any count).
 const LISTED_TASKS: usize = 200;
 
+/// The rows a page lists of the connectors or of a connector's offsets; the rest are on the
+/// next pages.
+pub const PAGE_ROWS: usize = 500;
+
+/// Which part of a long table a page shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Paging {
+    /// The page, from 1.
+    pub page: usize,
+    /// Only connectors whose name contains this (the overview).
+    pub filter: Option<String>,
+}
+
+impl Paging {
+    /// `page=N` and `filter=TEXT` of a query string (others ignored; a bad page is page 1).
+    pub fn of_query(query: Option<&str>) -> Self {
+        let mut paging = Self {
+            page: 1,
+            filter: None,
+        };
+        for (key, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+            match key.as_ref() {
+                "page" => paging.page = value.parse().unwrap_or(1).max(1),
+                "filter" if !value.is_empty() => paging.filter = Some(value.into_owned()),
+                _ => {}
+            }
+        }
+        paging
+    }
+
+    fn skip(&self) -> usize {
+        self.page.saturating_sub(1).saturating_mul(PAGE_ROWS)
+    }
+}
+
+/// Text from the topics as the page shows it: control and invisible characters escaped.
+fn t(text: &str) -> String {
+    crate::table::escaped(text).into_owned()
+}
+
+/// A trace or other multi-line text: its lines kept, everything else as [`t`].
+fn lines(text: &str) -> String {
+    crate::printable(text)
+}
+
+/// The link to a connector's page (`extra`: more of the query, `&page=2`).
+fn connector_link(name: &str, extra: &str) -> PreEscaped<String> {
+    PreEscaped(format!("/ui/connector?name={}{extra}", urlencode(name).0))
+}
+
+/// "Showing 501-1,000 of 20,000 connectors" with the links to the pages around, when `total`
+/// does not fit one page. `link(page)` is a page's address.
+fn pager(paging: &Paging, total: usize, what: &str, link: &dyn Fn(usize) -> String) -> Markup {
+    let first = paging.skip().min(total);
+    let last = (first + PAGE_ROWS).min(total);
+    let pages = total.div_ceil(PAGE_ROWS).max(1);
+    html! {
+        @if total > PAGE_ROWS || paging.page > 1 {
+            p.pager {
+                "Showing " (first + usize::from(last > first)) "-" (last) " of " (total) " " (what) ". "
+                @if paging.page > 1 {
+                    a rel="prev" href=(link(paging.page - 1)) { "previous" } " "
+                }
+                @if paging.page < pages {
+                    a rel="next" href=(link(paging.page + 1)) { "next" }
+                }
+            }
+        }
+    }
+}
+
 fn page(title: &str, views: &Views, body: Markup) -> String {
     html! {
         (DOCTYPE)
@@ -28,7 +105,7 @@ fn page(title: &str, views: &Views, body: Markup) -> String {
             head {
                 meta charset="utf-8";
                 meta http-equiv="refresh" content=(REFRESH_SECONDS);
-                title { (title) " · connect-state" }
+                title { (t(title)) " · connect-state" }
                 link rel="stylesheet" href="/ui/style.css";
             }
             body {
@@ -48,11 +125,27 @@ fn state_badge(state: &str) -> Markup {
     html! { span class={ "badge " (state.to_ascii_lowercase()) } { (state) } }
 }
 
-/// The overview: connectors, failing tasks, inconsistent connectors, findings.
-pub fn overview(views: &Views, monitor: &Monitor) -> String {
+/// The overview: connectors (a page of them, `paging`), failing tasks, inconsistent
+/// connectors, findings.
+pub fn overview(views: &Views, monitor: &Monitor, paging: &Paging) -> String {
     let config = &views.config;
     let status = &views.status;
-    let names: Vec<&str> = config.connectors().collect();
+    let all = config.connectors().count();
+    let matching: Vec<&str> = config
+        .connectors()
+        .filter(|c| paging.filter.as_deref().is_none_or(|f| c.contains(f)))
+        .collect();
+    let names: Vec<&str> = matching
+        .iter()
+        .copied()
+        .skip(paging.skip())
+        .take(PAGE_ROWS)
+        .collect();
+    let filter_query = paging
+        .filter
+        .as_deref()
+        .map_or(String::new(), |f| format!("&filter={}", urlencode(f).0));
+    let page_link = |page: usize| format!("/ui/?page={page}{filter_query}");
     let failing: Vec<(&str, i32, &engine::status::Status)> = status
         .all_tasks()
         .filter(|(c, _, s)| s.state == StatusState::Failed && config.contains(c))
@@ -70,42 +163,55 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
         .filter(|f| f.check != "inconsistent-connector")
         .collect();
     let body = html! {
-        h1 { (names.len()) " connectors" }
+        h1 { (all) " connectors" }
+        form.filter method="get" action="/ui/" {
+            input type="search" name="filter" placeholder="filter by name" value=[paging.filter.as_deref()];
+        }
+        @if let Some(f) = &paging.filter {
+            p.muted { (matching.len()) " of " (all) " connectors have names containing “" (t(f)) "”." }
+        }
+        (pager(paging, matching.len(), "connectors", &page_link))
         table id="connectors" {
             thead { tr { th { "connector" } th { "type" } th { "target" } th { "state" } th { "tasks" } th { "workers" } } }
             tbody {
                 @for c in &names {
                     @let connector_status = status.connector(c);
                     @let state = connector_status.map_or("UNKNOWN", |s| s.state.as_str());
-                    @let tasks: Vec<(i32, Option<&engine::status::Status>)> = task_ids(views, c, LISTED_TASKS)
-                        .into_iter()
-                        .map(|task| (task, status.task(c, task)))
-                        .collect();
-                    @let running = tasks.iter().filter(|(_, s)| s.is_some_and(|s| s.state == StatusState::Running)).count();
-                    @let workers: std::collections::BTreeSet<&str> = tasks.iter().filter_map(|(_, s)| s.and_then(|s| s.worker_id.as_deref())).collect();
-                    tr data-connector=(c) {
-                        td { a href={ "/ui/connectors/" (urlencode(c)) } { (c) } }
+                    @let committed: Vec<i32> = config.tasks(c).take(LISTED_TASKS).map(|id| id.task).collect();
+                    @let running = committed.iter().filter(|&&task| status.task(c, task).is_some_and(|s| s.state == StatusState::Running)).count();
+                    @let stale = status.tasks(c).filter(|(task, _)| !committed.contains(task)).count();
+                    @let workers: std::collections::BTreeSet<&str> = committed.iter().filter_map(|&task| status.task(c, task).and_then(|s| s.worker_id.as_deref())).collect();
+                    tr data-connector=(t(c)) {
+                        td { a href=(connector_link(c, "")) { (t(c)) } }
                         td { (config.connector_config(c).map_or("unknown", rest::connector_type)) }
                         td { (config.target_state(c).map_or("-", |s| s.as_str())) }
                         td.state { (state_badge(state)) }
                         td {
                             @if config.is_inconsistent(c) {
                                 span.badge.failed { "inconsistent" }
+                            } @else if config.task_count(c) <= 0 {
+                                "no tasks"
                             } @else {
-                                (running) " of " (config.task_count(c).max(0)) " running"
+                                (running) " of " (config.task_count(c)) " running"
+                            }
+                            @if stale > 0 {
+                                span.muted title="statuses of tasks the connector no longer has" {
+                                    " (" (stale) " stale task status" @if stale > 1 { "es" } ")"
+                                }
                             }
                         }
-                        td.muted { (workers.into_iter().collect::<Vec<_>>().join(", ")) }
+                        td.muted { (t(&workers.into_iter().collect::<Vec<_>>().join(", "))) }
                     }
                 }
             }
         }
+        (pager(paging, matching.len(), "connectors", &page_link))
         @if !inconsistent.is_empty() {
             h2 { "Inconsistent connectors" }
             @for f in &inconsistent {
-                div.finding.inconsistent data-connector=[f.connector.as_deref()] {
-                    p { (f.summary) }
-                    p.hint { (f.hint) }
+                div.finding.inconsistent data-connector=[f.connector.as_deref().map(t)] {
+                    p { (t(&f.summary)) }
+                    p.hint { (t(&f.hint)) }
                 }
             }
         }
@@ -114,12 +220,12 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
             @for (c, task, s) in &failing {
                 div.failing {
                     (state_badge("FAILED")) " "
-                    a href={ "/ui/connectors/" (urlencode(c)) } { (c) } " task " (task)
-                    span.muted { " on " (s.worker_id.as_deref().unwrap_or("?")) }
+                    a href=(connector_link(c, "")) { (t(c)) } " task " (task)
+                    span.muted { " on " (t(s.worker_id.as_deref().unwrap_or("?"))) }
                     @if let Some(trace) = &s.trace {
                         details {
-                            summary { (trace.lines().next().unwrap_or("")) }
-                            pre { (trace) }
+                            summary { (t(trace.lines().next().unwrap_or(""))) }
+                            pre { (lines(trace)) }
                         }
                     }
                 }
@@ -129,8 +235,8 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
             h2 { "Findings" }
             @for f in &others {
                 div.finding {
-                    p { code { (f.check) } " " (f.summary) }
-                    p.hint { (f.hint) }
+                    p { code { (f.check) } " " (t(&f.summary)) }
+                    p.hint { (t(&f.hint)) }
                 }
             }
         }
@@ -145,9 +251,9 @@ pub fn overview(views: &Views, monitor: &Monitor) -> String {
     page("connectors", views, body)
 }
 
-/// One connector: its config (secrets masked), tasks, recent history and offsets; `None`
-/// when the topics know nothing of it.
-pub fn connector(views: &Views, monitor: &Monitor, c: &str) -> Option<String> {
+/// One connector: its config (secrets masked), tasks, recent history and offsets (a page of
+/// them, `paging`); `None` when the topics know nothing of it.
+pub fn connector(views: &Views, monitor: &Monitor, c: &str, paging: &Paging) -> Option<String> {
     let config = &views.config;
     let status = &views.status;
     let entries: Vec<Entry> = monitor
@@ -164,14 +270,17 @@ pub fn connector(views: &Views, monitor: &Monitor, c: &str) -> Option<String> {
         .findings
         .iter()
         .find(|f| f.check == "inconsistent-connector" && f.connector.as_deref() == Some(c));
-    let offsets = rest::offsets(views, c).body;
+    let (offsets, partitions) =
+        engine::offsets::kip875::list_page(&views.offsets, c, paging.skip(), PAGE_ROWS);
+    let offsets = serde_json::to_value(offsets).unwrap_or_default();
+    let page_link = |page: usize| connector_link(c, &format!("&page={page}")).0;
     let listed = config.tasks(c).take(LISTED_TASKS).count();
     let body = html! {
-        h1 { (c) " " (state_badge(state)) }
+        h1 { (t(c)) " " (state_badge(state)) }
         @if let Some(f) = finding {
-            div.finding.inconsistent data-connector=(c) {
-                p { (f.summary) }
-                p.hint { (f.hint) }
+            div.finding.inconsistent data-connector=(t(c)) {
+                p { (t(&f.summary)) }
+                p.hint { (t(&f.hint)) }
             }
         }
         h2 { "Tasks" }
@@ -183,10 +292,10 @@ pub fn connector(views: &Views, monitor: &Monitor, c: &str) -> Option<String> {
                     tr {
                         td { (task) }
                         td { (state_badge(s.map_or("UNKNOWN", |s| s.state.as_str()))) }
-                        td.muted { (s.and_then(|s| s.worker_id.as_deref()).unwrap_or("")) }
+                        td.muted { (t(s.and_then(|s| s.worker_id.as_deref()).unwrap_or(""))) }
                         td {
                             @if let Some(trace) = s.and_then(|s| s.trace.as_deref()) {
-                                details { summary { (trace.lines().next().unwrap_or("")) } pre { (trace) } }
+                                details { summary { (t(trace.lines().next().unwrap_or(""))) } pre { (lines(trace)) } }
                             }
                         }
                     }
@@ -208,7 +317,7 @@ pub fn connector(views: &Views, monitor: &Monitor, c: &str) -> Option<String> {
                 table.config {
                     @if let serde_json::Value::Object(map) = masked_config(props, false) {
                         @for (name, value) in &map {
-                            tr { td { code { (name) } } td { (value_text(value)) } }
+                            tr { td { code { (t(name)) } } td { (t(&value_text(value))) } }
                         }
                     }
                 }
@@ -216,16 +325,18 @@ pub fn connector(views: &Views, monitor: &Monitor, c: &str) -> Option<String> {
             None => p.muted { "No config (deleted)." }
         }
         h2 { "Offsets" }
-        @match offsets.as_ref().and_then(|o| o["offsets"].as_array()) {
-            Some(list) if !list.is_empty() => {
+        @match offsets["offsets"].as_array() {
+            Some(list) if partitions > 0 => {
+                (pager(paging, partitions, "source partitions", &page_link))
                 table.offsets {
                     thead { tr { th { "partition" } th { "offset" } } }
                     tbody {
                         @for o in list {
-                            tr { td { code { (o["partition"]) } } td { code { (o["offset"]) } } }
+                            tr { td { code { (t(&o["partition"].to_string())) } } td { code { (t(&o["offset"].to_string())) } } }
                         }
                     }
                 }
+                (pager(paging, partitions, "source partitions", &page_link))
             }
             _ => p.muted { "No source offsets." }
         }
@@ -240,7 +351,7 @@ fn timeline(entries: &[Entry]) -> Markup {
                 li data-kind=(e.kind) {
                     span.time { (e.position.timestamp.map_or_else(|| "-".to_string(), show_time)) }
                     " " code { (e.kind) } " "
-                    span { (describe(e)) }
+                    span { (t(&describe(e))) }
                     span.muted { " " (e.position.topic.name()) ":" (e.position.partition) "@" (e.position.offset) }
                 }
             }

@@ -68,15 +68,7 @@ fn scrape(server: &common::Server) -> String {
 }
 
 fn page(server: &common::Server, path: &str) -> (u16, String) {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .build()
-        .into();
-    let mut response = agent.get(&format!("{}{path}", server.base)).call().unwrap();
-    (
-        response.status().as_u16(),
-        response.body_mut().read_to_string().unwrap(),
-    )
+    server.page(path)
 }
 
 #[test]

@@ -139,6 +139,19 @@ impl Server {
         (response.status().as_u16(), offset, body)
     }
 
+    /// `(status, body as text)` of a `GET` (a dashboard page, the metrics).
+    pub(crate) fn page(&self, path: &str) -> (u16, String) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut response = agent.get(&format!("{}{path}", self.base)).call().unwrap();
+        (
+            response.status().as_u16(),
+            response.body_mut().read_to_string().unwrap(),
+        )
+    }
+
     /// `(status, body)`, without the header.
     pub(crate) fn answer(&self, method: &str, path: &str) -> (u16, Option<Value>) {
         let (status, _, body) = self.call(method, path);

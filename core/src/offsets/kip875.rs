@@ -46,6 +46,19 @@ pub fn list(offsets: &OffsetSnapshot, connector: &str) -> ConnectorOffsets {
     listing(offsets, connector, &partitions)
 }
 
+/// One page of [`list`]: the entries `skip..skip + take` of the listing, and how many
+/// partitions the connector has. Only the page's partitions are re-serialized and looked up,
+/// so a page of a connector with millions of partitions costs a sort of its keys.
+pub fn list_page(
+    offsets: &OffsetSnapshot,
+    connector: &str,
+    skip: usize,
+    take: usize,
+) -> (ConnectorOffsets, usize) {
+    let (partitions, total) = offsets.connector_partitions_page(connector, skip, take);
+    (listing(offsets, connector, &partitions), total)
+}
+
 /// Looks `partitions` up in `offsets` and sorts the entries by partition.
 fn listing(
     offsets: &OffsetSnapshot,

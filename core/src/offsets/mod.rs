@@ -383,17 +383,32 @@ impl OffsetSnapshot {
     /// The connector's partitions as Java re-serializes them (in `HashMap` order), sorted by
     /// content.
     pub fn connector_partitions_java_order(&self, connector: &str) -> Vec<OrderedMap> {
+        self.connector_partitions_page(connector, 0, usize::MAX).0
+    }
+
+    /// The partitions `skip..skip + take` of [`connector_partitions_java_order`]
+    /// (Self::connector_partitions_java_order), and how many there are in all; only those are
+    /// re-serialized.
+    pub fn connector_partitions_page(
+        &self,
+        connector: &str,
+        skip: usize,
+        take: usize,
+    ) -> (Vec<OrderedMap>, usize) {
         let mut tracked: Vec<PartitionKey> = self.tracked(connector).collect();
         tracked.sort_unstable_by(|a, b| a.partition.cmp(&b.partition));
-        tracked
+        let page = tracked
             .iter()
+            .skip(skip)
+            .take(take)
             .map(|k| {
                 OrderedMap::java_hash_map(
                     &k.partition,
                     &names_in_order(&k.partition, &k.member_order),
                 )
             })
-            .collect()
+            .collect();
+        (page, tracked.len())
     }
 
     /// The connector's tracked partitions (each as the key that added it), in storage order.
