@@ -751,6 +751,51 @@ fn phase<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// Checks the programs the options name before anything is measured (a wrong path would
+/// otherwise fail after minutes of generating and replaying).
+fn check_programs(args: &BenchArgs) -> Result<(), CliError> {
+    #[cfg(feature = "kafka")]
+    if let Some(script) = &args.connect_worker {
+        check_program(
+            script,
+            "--connect-worker",
+            "the scripts/local-cluster script",
+        )?;
+    }
+    if let Some(oracle) = &args.java {
+        check_program(oracle, "--java", "the tests/java-oracle/oracle script")?;
+    }
+    Ok(())
+}
+
+/// Fails unless `path` is a file this process can run, saying what `option` expected.
+fn check_program(path: &std::path::Path, option: &str, expected: &str) -> Result<(), CliError> {
+    let problem = match std::fs::metadata(path) {
+        Err(e) => Some(e.to_string()),
+        Ok(meta) if meta.is_dir() => Some("it is a directory".to_string()),
+        Ok(meta) if !runnable(&meta) => Some("it is not executable".to_string()),
+        Ok(_) => None,
+    };
+    match problem {
+        Some(problem) => Err(CliError::Input(format!(
+            "{option} takes {expected} (a program to run), but {}: {problem}",
+            path.display()
+        ))),
+        None => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn runnable(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.is_file() && meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn runnable(meta: &std::fs::Metadata) -> bool {
+    meta.is_file()
+}
+
 /// Runs the benchmark and writes the report.
 pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     let started = Instant::now();
@@ -775,6 +820,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         writeln!(out, "{figures}")?;
         return Ok(Exit::Success);
     }
+    check_programs(&args)?;
     let mut isolated_ok = true;
     let config = phase(Phase::Config, &args, &mut isolated_ok, || {
         bench_config(&scale, args.seed, runs)

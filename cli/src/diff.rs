@@ -54,9 +54,11 @@ pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
              {AGAINST} --from-dump config=new.jsonl)"
             ))
         })?;
-    let (a, b) = (&args.sides[..split], &args.sides[split + 1..]);
-    let a = side(a, "A")?;
-    let b = side(b, "B")?;
+    // Both sides' options are checked before either is read.
+    let a = side_args(&args.sides[..split], "A")?;
+    let b = side_args(&args.sides[split + 1..], "B")?;
+    let a = side(&a, "A")?;
+    let b = side(&b, "B")?;
     let difference = compare(&a, &b, args.show_secrets);
     match args.format {
         Format::Json => crate::view::write_pretty(out, &difference)?,
@@ -73,11 +75,19 @@ pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })
 }
 
-fn side(args: &[String], name: &str) -> Result<Side, CliError> {
+/// A side's options, parsed and checked (nothing is read yet).
+fn side_args(args: &[String], name: &str) -> Result<SourceArgs, CliError> {
     let parsed = SideArgs::try_parse_from(args)
         .map_err(|e| CliError::Input(format!("side {name}: {}", e.render().to_string().trim())))?;
-    let topics = parsed
+    parsed
         .source
+        .check(&[Topic::Config, Topic::Offsets])
+        .map_err(|e| CliError::Input(format!("side {name}: {e}")))?;
+    Ok(parsed.source)
+}
+
+fn side(source: &SourceArgs, name: &str) -> Result<Side, CliError> {
+    let topics = source
         .load(&[Topic::Config, Topic::Offsets])
         .map_err(|e| CliError::Input(format!("side {name}: {e}")))?;
     let config = topics.config.ok_or_else(|| {

@@ -13,7 +13,7 @@ use crate::kcat::{DumpReader, DumpRecord};
 use crate::source::{open_dump, topic_kind, SourceArgs};
 use crate::table::shown;
 use crate::when::{parse_point, show_time};
-use crate::{CliError, Format};
+use crate::{CliError, Format, Topic};
 
 /// Options of `history`.
 #[derive(Debug, Clone, Args)]
@@ -94,6 +94,7 @@ type Teller<'t> = dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), Cl
 /// Opens one record stream per topic of `source` (per partition for a live topic) and hands
 /// them to `tell`.
 fn with_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliError> {
+    source.check(&[Topic::Config, Topic::Status, Topic::Offsets])?;
     if source.live_or_dumps()? {
         return live_streams(source, tell);
     }

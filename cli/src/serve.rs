@@ -402,6 +402,10 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     };
     let runtime = crate::runtime()?;
     runtime.block_on(async {
+        // The address is taken before the topics are read, so a busy port is told at once.
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
         let recent = Recent::shared(usize::try_from(args.ui_history).unwrap_or(usize::MAX));
         let (views, monitor, tail) = if let Some(demo) = demo {
             let transport: Arc<DynTransport> =
@@ -439,9 +443,6 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
                 Duration::from_millis(args.refresh_ms.max(10)),
             ));
         }
-        let listener = tokio::net::TcpListener::bind(args.listen)
-            .await
-            .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
         let listening = listener.local_addr()?;
         writeln!(out, "listening on http://{listening}")?;
         out.flush()?;

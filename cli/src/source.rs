@@ -183,8 +183,70 @@ impl SourceArgs {
             .collect()
     }
 
+    /// Checks everything about the source that can be checked before reading it, so a mistake
+    /// is told at once and not after minutes of reading: one kind of source, each topic named
+    /// once, every dump file there and readable (standard input at most once), `--as-of` valid
+    /// for every topic, and a live cluster with a topic named.
+    pub fn check(&self, wanted: &[Topic]) -> Result<(), CliError> {
+        let live = self.live_or_dumps()?;
+        let dumps = self.dumps()?;
+        if dumps
+            .iter()
+            .filter(|(_, file)| file.as_os_str() == "-")
+            .count()
+            > 1
+        {
+            return Err(CliError::Input(
+                "standard input (-) can hold only one of the dumps".into(),
+            ));
+        }
+        for (topic, file) in &dumps {
+            if file.as_os_str() != "-" {
+                if file.is_dir() {
+                    return Err(CliError::Input(format!(
+                        "--from-dump {}={}: expected a kcat dump file, found a directory",
+                        topic_name(*topic),
+                        file.display()
+                    )));
+                }
+                File::open(file)
+                    .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
+            }
+        }
+        let given: Vec<Topic> = match live {
+            false => dumps.iter().map(|(topic, _)| *topic).collect(),
+            true => self.live_topics(),
+        };
+        let read: Vec<Topic> = given.into_iter().filter(|t| wanted.contains(t)).collect();
+        if live && read.is_empty() {
+            return Err(CliError::Input(
+                "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
+            ));
+        }
+        for topic in read {
+            self.cut(topic)?;
+        }
+        Ok(())
+    }
+
+    /// The topics a live cluster's options name.
+    fn live_topics(&self) -> Vec<Topic> {
+        #[cfg(feature = "kafka")]
+        {
+            [Topic::Config, Topic::Status, Topic::Offsets]
+                .into_iter()
+                .filter(|t| self.live.topic(*t).is_some())
+                .collect()
+        }
+        #[cfg(not(feature = "kafka"))]
+        {
+            Vec::new()
+        }
+    }
+
     /// Reads the topics `wanted` that this source has (a topic not given is left out). Fails
-    /// when neither dumps nor a cluster are given, or both.
+    /// when neither dumps nor a cluster are given, or both, and before reading anything when
+    /// [`check`](Self::check) finds a mistake.
     pub fn load(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
         let machines = Machines {
             config: &ConfigLog::default,
@@ -200,6 +262,7 @@ impl SourceArgs {
         wanted: &[Topic],
         machines: &Machines<'_, C, S, O>,
     ) -> Result<Topics<C, S, O>, CliError> {
+        self.check(wanted)?;
         match self.live_or_dumps()? {
             false => self.load_dumps(wanted, machines),
             true => self.load_live(wanted, machines),

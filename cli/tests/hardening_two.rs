@@ -1087,3 +1087,113 @@ fn long_dashboard_tables_are_paged() {
     assert!(page.contains("f-1199"));
     assert!(server.stop().success());
 }
+
+/// Runs the binary with a standard input that stays open and never sends a byte (a dump of
+/// `-` that would be read forever); `None` if it is still running after 20 s.
+fn with_endless_stdin(args: &[&str]) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    None
+}
+
+/// Item 14: `bench --bootstrap-servers B --connect-worker DIR` ran for two minutes and then
+/// failed (the flag takes the `local-cluster` script). Every argument is checked before the
+/// work starts, and the error says what was expected: the programs `bench` runs, the dump
+/// files of every side and topic (here a first dump that would be read forever: the mistake
+/// in the second is told at once), and `serve`'s address.
+#[test]
+fn arguments_are_checked_before_the_work_starts() {
+    let dir = std::env::temp_dir();
+    let dir = dir.to_str().unwrap();
+    let missing = "/nonexistent/status.jsonl";
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy = busy.local_addr().unwrap().to_string();
+    let status_missing = format!("status={missing}");
+    let config_missing = format!("config={missing}");
+    let config_dir = format!("config={dir}");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "bench",
+                "--bootstrap-servers",
+                "127.0.0.1:1",
+                "--connect-worker",
+                dir,
+            ],
+            "--connect-worker takes the scripts/local-cluster script",
+        ),
+        (
+            vec!["bench", "--java", "/nonexistent/oracle"],
+            "--java takes the tests/java-oracle/oracle script",
+        ),
+        (
+            vec![
+                "doctor",
+                "--from-dump",
+                "config=-",
+                "--from-dump",
+                &status_missing,
+            ],
+            "cannot open /nonexistent/status.jsonl",
+        ),
+        (
+            vec![
+                "history",
+                "--from-dump",
+                "config=-",
+                "--from-dump",
+                &status_missing,
+            ],
+            "cannot open /nonexistent/status.jsonl",
+        ),
+        (
+            vec![
+                "diff",
+                "--from-dump",
+                "config=-",
+                "--against",
+                "--from-dump",
+                &config_missing,
+            ],
+            "side B: cannot open /nonexistent/status.jsonl",
+        ),
+        (
+            vec![
+                "doctor",
+                "--from-dump",
+                "config=-",
+                "--from-dump",
+                "status=-",
+            ],
+            "standard input (-) can hold only one of the dumps",
+        ),
+        (
+            vec!["doctor", "--from-dump", &config_dir],
+            "expected a kcat dump file, found a directory",
+        ),
+        (
+            vec!["serve", "--listen", &busy, "--from-dump", "config=-"],
+            "cannot listen on",
+        ),
+    ];
+    for (args, expected) in cases {
+        let out = with_endless_stdin(&args)
+            .unwrap_or_else(|| panic!("{args:?} still runs after 20 s: checked late"));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
