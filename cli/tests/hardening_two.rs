@@ -1106,6 +1106,7 @@ fn with_endless_stdin(args: &[&str]) -> Option<Output> {
         std::thread::sleep(Duration::from_millis(50));
     }
     let _ = child.kill();
+    let _ = child.wait();
     None
 }
 
