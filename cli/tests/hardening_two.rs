@@ -66,13 +66,6 @@ fn wide_dumps() -> WideDumps {
             ),
         ]
     };
-    let as_dump = |file: &str, records: Vec<(i32, String, Option<Value>)>| {
-        let borrowed: Vec<(i32, &str, Option<Value>)> = records
-            .iter()
-            .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
-            .collect();
-        common::dump(file, &borrowed)
-    };
     let status = vec![
         (
             0,
@@ -102,10 +95,10 @@ fn wide_dumps() -> WideDumps {
     let partition = json!(["src", {"query": wide('q')}]).to_string();
     let offsets = vec![(3, partition, Some(json!({"pos": 1})))];
     WideDumps {
-        config: as_dump("wide-config.jsonl", config_records("x")),
-        status: as_dump("wide-status.jsonl", status),
-        offsets: as_dump("wide-offsets.jsonl", offsets),
-        config_changed: as_dump("wide-config-b.jsonl", config_records(&wide('v'))),
+        config: common::dump("wide-config.jsonl", &config_records("x")),
+        status: common::dump("wide-status.jsonl", &status),
+        offsets: common::dump("wide-offsets.jsonl", &offsets),
+        config_changed: common::dump("wide-config-b.jsonl", &config_records(&wide('v'))),
     }
 }
 
@@ -486,11 +479,7 @@ fn clients_that_never_read_hold_no_more_than_the_room_for_unsent_answers() {
             (0, format!("connector-c{i:03}"), Some(config))
         })
         .collect();
-    let borrowed: Vec<(i32, &str, Option<Value>)> = records
-        .iter()
-        .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
-        .collect();
-    let config = common::dump("big-answers.jsonl", &borrowed);
+    let config = common::dump("big-answers.jsonl", &records);
     let mut args = common::from_dumps(&[("config", &config)]);
     args.extend(["--max-unsent-mib", "40", "--idle-timeout", "120"].map(String::from));
     let server = Server::start(&args);
@@ -822,38 +811,42 @@ fn a_malformed_dump_line_is_reported_without_its_values() {
     }
 }
 
+/// A config dump of `count` connectors named `name(i)`.
+fn many_connectors(file: &str, count: usize, name: impl Fn(usize) -> String) -> PathBuf {
+    let records: Vec<(i32, String, Option<Value>)> = (0..count)
+        .map(|i| {
+            let config = json!({"properties": {"name": i}});
+            (0, format!("connector-{}", name(i)), Some(config))
+        })
+        .collect();
+    common::dump(file, &records)
+}
+
+/// An offsets dump of `count` partitions `{"file": file_name(i)}` of `connector`.
+fn many_partitions(
+    file: &str,
+    connector: &str,
+    count: usize,
+    file_name: impl Fn(usize) -> Value,
+) -> PathBuf {
+    let records: Vec<(i32, String, Option<Value>)> = (0..count)
+        .map(|i| {
+            let key = json!([connector, {"file": file_name(i)}]).to_string();
+            (0, key, Some(json!({"pos": i})))
+        })
+        .collect();
+    common::dump(file, &records)
+}
+
 /// Item 11: `history ... | head -1` (also `replay`, `diff --format json`, `offsets export`)
 /// printed `error: could not write output: Broken pipe` and exited 2. A reader that leaves
 /// early is no error: the command exits 0 without a word.
 #[test]
 fn a_reader_that_leaves_early_is_not_an_error() {
-    let config: Vec<(i32, String, Option<Value>)> = (0..5_000)
-        .map(|i| {
-            (
-                0,
-                format!("connector-a-connector-with-a-long-name-{i}"),
-                Some(json!({"properties": {"name": i}})),
-            )
-        })
-        .collect();
-    let offsets: Vec<(i32, String, Option<Value>)> = (0..5_000)
-        .map(|i| {
-            (
-                0,
-                json!(["c1", {"file": i}]).to_string(),
-                Some(json!({"pos": i})),
-            )
-        })
-        .collect();
-    let as_dump = |name: &str, records: &[(i32, String, Option<Value>)]| {
-        let borrowed: Vec<(i32, &str, Option<Value>)> = records
-            .iter()
-            .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
-            .collect();
-        common::dump(name, &borrowed)
-    };
-    let config = as_dump("many-config.jsonl", &config);
-    let offsets = as_dump("many-offsets.jsonl", &offsets);
+    let config = many_connectors("many-config.jsonl", 5_000, |i| {
+        format!("a-connector-with-a-long-name-{i}")
+    });
+    let offsets = many_partitions("many-offsets.jsonl", "c1", 5_000, |i| json!(i));
     let empty = common::write_file("empty.jsonl", "");
     let (config_file, from_config, from_offsets, from_empty) = (
         config.display().to_string(),
@@ -964,16 +957,9 @@ fn dashboard_text_is_shown_escaped_and_every_name_is_reachable() {
             ),
         ));
     }
-    let as_dump = |file: &str, records: &[(i32, String, Option<Value>)]| {
-        let borrowed: Vec<(i32, &str, Option<Value>)> = records
-            .iter()
-            .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
-            .collect();
-        common::dump(file, &borrowed)
-    };
     let (config, status) = (
-        as_dump("ui-config.jsonl", &config),
-        as_dump("ui-status.jsonl", &status),
+        common::dump("ui-config.jsonl", &config),
+        common::dump("ui-status.jsonl", &status),
     );
     let server = Server::start(&common::from_dumps(&[
         ("config", &config),
@@ -1028,33 +1014,10 @@ fn dashboard_text_is_shown_escaped_and_every_name_is_reachable() {
 /// many there are, and link the other pages; the connectors can be filtered by name.
 #[test]
 fn long_dashboard_tables_are_paged() {
-    let config: Vec<(i32, String, Option<Value>)> = (0..1_200)
-        .map(|i| {
-            (
-                0,
-                format!("connector-conn-{i:04}"),
-                Some(json!({"properties": {"name": i}})),
-            )
-        })
-        .collect();
-    let offsets: Vec<(i32, String, Option<Value>)> = (0..1_200)
-        .map(|i| {
-            (
-                0,
-                json!(["conn-0000", {"file": format!("f-{i:04}")}]).to_string(),
-                Some(json!({"pos": i})),
-            )
-        })
-        .collect();
-    let as_dump = |file: &str, records: &[(i32, String, Option<Value>)]| {
-        let borrowed: Vec<(i32, &str, Option<Value>)> = records
-            .iter()
-            .map(|(p, k, v)| (*p, k.as_str(), v.clone()))
-            .collect();
-        common::dump(file, &borrowed)
-    };
-    let config = as_dump("paged-config.jsonl", &config);
-    let offsets = as_dump("paged-offsets.jsonl", &offsets);
+    let config = many_connectors("paged-config.jsonl", 1_200, |i| format!("conn-{i:04}"));
+    let offsets = many_partitions("paged-offsets.jsonl", "conn-0000", 1_200, |i| {
+        json!(format!("f-{i:04}"))
+    });
     let server = Server::start(&common::from_dumps(&[
         ("config", &config),
         ("offsets", &offsets),

@@ -22,12 +22,12 @@ pub(crate) fn write_file(name: &str, text: &str) -> PathBuf {
 
 /// Writes a kcat dump of `(partition, key, value)` records, numbering offsets per partition
 /// from 0 in order.
-pub(crate) fn dump(name: &str, records: &[(i32, &str, Option<Value>)]) -> PathBuf {
+pub(crate) fn dump<K: AsRef<str>>(name: &str, records: &[(i32, K, Option<Value>)]) -> PathBuf {
     let mut next = std::collections::BTreeMap::new();
     let mut text = String::new();
     for (partition, key, value) in records {
         let offset = next.entry(*partition).or_insert(0i64);
-        let line = json!({"partition": partition, "offset": *offset, "key": key,
+        let line = json!({"partition": partition, "offset": *offset, "key": key.as_ref(),
                           "payload": value.as_ref().map(Value::to_string)});
         text.push_str(&format!("{line}\n"));
         *offset += 1;
