@@ -15,6 +15,7 @@ pub mod cases;
 pub mod differential;
 pub mod external;
 pub mod fuzzing;
+pub mod judge_json;
 pub mod model;
 pub mod oracle;
 pub mod reference;

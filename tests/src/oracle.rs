@@ -18,7 +18,6 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use base64::Engine as _;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -391,8 +390,9 @@ impl Oracle {
         let text = self
             .request_line(&line)
             .unwrap_or_else(|e| panic!("oracle: {e}"));
-        let raw: Value = parse(&text).expect("answers are JSON");
-        let ordered: Json = parse(&text).expect("answers are JSON");
+        let ordered = Json::parse(text.trim_end())
+            .unwrap_or_else(|e| panic!("the oracle's answer is not JSON ({e}): {text}"));
+        let raw: Value = ordered.to_value();
         if let Some(error) = raw.get("error") {
             panic!("the oracle refused the case: {error}\ncase: {line}");
         }
@@ -486,125 +486,4 @@ pub fn parse<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T
     Ok(value)
 }
 
-/// A JSON value that keeps member order, so two answers compare member order too (the
-/// contract sorts its maps; the KIP-875 listing has Java's `HashMap` order).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    /// `null`.
-    Null,
-    /// `true` / `false`.
-    Bool(bool),
-    /// A number (an integer and a float of the same value differ).
-    Number(serde_json::Number),
-    /// A string.
-    String(String),
-    /// An array.
-    Array(Vec<Self>),
-    /// An object, members in order.
-    Object(Vec<(String, Self)>),
-}
-
-impl Json {
-    /// The member `name` of an object.
-    pub fn get(&self, name: &str) -> Option<&Self> {
-        match self {
-            Self::Object(members) => members.iter().find(|(k, _)| k == name).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// The member `name` of an object, mutably.
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut Self> {
-        match self {
-            Self::Object(members) => members.iter_mut().find(|(k, _)| k == name).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// This value read from a serializable one (through its JSON text, so order is kept).
-    pub fn of<T: serde::Serialize>(value: &T) -> Self {
-        let text = serde_json::to_string(value).expect("serializable");
-        parse(&text).expect("JSON text")
-    }
-}
-
-impl fmt::Display for Json {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Null => f.write_str("null"),
-            Self::Bool(b) => write!(f, "{b}"),
-            Self::Number(n) => write!(f, "{n}"),
-            Self::String(s) => write!(f, "{}", Value::String(s.clone())),
-            Self::Array(items) => {
-                f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str("]")
-            }
-            Self::Object(members) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in members.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{}:{v}", Value::String(k.clone()))?;
-                }
-                f.write_str("}")
-            }
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Json;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_unit<E>(self) -> Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
-                Ok(Json::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Json, E> {
-                serde_json::Number::from_f64(n)
-                    .map(Json::Number)
-                    .ok_or_else(|| E::custom("a non-finite number"))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
-                Ok(Json::String(s.into()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Json, E> {
-                Ok(Json::String(s))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element()? {
-                    items.push(item);
-                }
-                Ok(Json::Array(items))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-                let mut members = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Json>()? {
-                    members.push((k, v));
-                }
-                Ok(Json::Object(members))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
+pub use crate::judge_json::Json;

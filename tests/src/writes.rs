@@ -827,7 +827,7 @@ fn mask_entry_partitions(snapshot: &mut crate::oracle::Json, keys: &[Vec<u8>]) {
             let routed = matches!(entry.get("key"), Some(Json::String(k)) if texts.contains(k));
             if routed {
                 if let Some(p) = entry.get_mut("partition") {
-                    *p = Json::Number((-1).into());
+                    *p = Json::int(-1);
                 }
             }
         }

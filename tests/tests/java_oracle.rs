@@ -57,7 +57,7 @@ fn a_null_key_during_start_up_would_stop_java_from_starting() {
     let ours = ours(&case);
     assert!(ours.outcomes[1].java_throws);
     assert_eq!(java.snapshot.get("offset"), ours.snapshot.get("offset"));
-    assert_eq!(ours.snapshot.get("offset"), Some(&Json::Number(2.into())));
+    assert_eq!(ours.snapshot.get("offset"), Some(&Json::int(2)));
 }
 
 /// README item 6: Jackson detects UTF-16 and UTF-32 input; the core reads UTF-8 only, so such
@@ -74,16 +74,13 @@ fn java_reads_a_utf16_value_the_core_treats_as_invalid_json() {
         ..CaseRecord::text(0, "connector-a", None)
     }]);
     let java = oracle.run(&case);
-    assert_eq!(java.snapshot.get("offset"), Some(&Json::Number(1.into())));
+    assert_eq!(java.snapshot.get("offset"), Some(&Json::int(1)));
     assert_eq!(
         java.snapshot.get("connectors"),
         Some(&Json::Array(vec![Json::String("a".into())]))
     );
     let ours = ours(&case);
-    assert_eq!(
-        ours.snapshot.get("offset"),
-        Some(&Json::Number((-1).into()))
-    );
+    assert_eq!(ours.snapshot.get("offset"), Some(&Json::int(-1)));
     assert!(ours.outcomes[0]
         .skip
         .as_deref()
@@ -146,7 +143,7 @@ fn a_task_list_longer_than_the_limit_is_cut_with_its_count() {
         ours.snapshot
             .get("tasks_truncated")
             .and_then(|t| t.get("a")),
-        Some(&Json::Number(count.into()))
+        Some(&Json::int(count.into()))
     );
     let applied = judge(&mut oracle, &case).expect("agrees under item 14");
     assert!(applied.contains(&Deliberate::LongTaskList));
@@ -240,4 +237,39 @@ fn every_fuzz_seed_and_regression_agrees_with_java() {
     }
     assert!(judged >= 10, "the fuzz seeds are missing ({judged})");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The README's agreements about numbers, pinned by their text: Java reads decimals through
+/// `BigDecimal`, so `-0.0` is `0.0`, `1e400` the double `Infinity` (not the string) and
+/// `-1e-400` is `-0.0`; `1.0E10` is the contract's `10000000000.0`.
+#[test]
+fn javas_reading_of_zero_overflow_and_underflow_is_pinned() {
+    let Some(mut oracle) = oracle() else { return };
+    let case = config_case(vec![CaseRecord::text(
+        0,
+        "connector-c",
+        Some(
+            r#"{"properties":{"negzero":-0.0,"inf":1e400,"tiny":-1e-400,"ten":1.0E10,"s":"Infinity","n":-0}}"#,
+        ),
+    )]);
+    let java = oracle.run(&case);
+    let config = |snapshot: &Json, name: &str| {
+        snapshot
+            .get("connector_configs")
+            .and_then(|c| c.get("c"))
+            .and_then(|c| c.get(name))
+            .cloned()
+    };
+    let number = |text: &str| Some(Json::Number(text.into()));
+    for (name, expected) in [
+        ("negzero", number("0.0")),
+        ("inf", number("Infinity")),
+        ("tiny", number("-0.0")),
+        ("ten", number("10000000000.0")),
+        ("s", Some(Json::String("Infinity".into()))),
+        ("n", number("0")),
+    ] {
+        assert_eq!(config(&java.snapshot, name), expected, "Java's {name}");
+    }
+    assert_eq!(java.snapshot, ours(&case).snapshot);
 }

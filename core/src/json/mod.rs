@@ -25,5 +25,5 @@ pub mod value;
 pub mod write;
 
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
-pub use value::{JavaDouble, JsonObject, JsonValue, Natural, MAX_DEPTH};
+pub use value::{JavaDouble, JsonObject, JsonValue, Natural, JAVA_DOUBLE, MAX_DEPTH};
 pub use write::{java_double_to_string, write_str, write_value};

@@ -114,9 +114,14 @@ impl From<f64> for JavaDouble {
     }
 }
 
+/// The newtype name [`Natural`] serializes a non-finite double under (its text inside), so a
+/// serializer other than a JSON writer can tell it from a string.
+pub const JAVA_DOUBLE: &str = "JavaDouble";
+
 /// Serializes a [`JsonValue`] as natural JSON, so that e.g. a `serde_json` serializer writes
 /// ordinary JSON: `Null` → unit, `Bool` → bool, `Long` → `i64`, `Double` → `f64` (a non-finite
-/// one as the string Jackson writes: `"NaN"`, `"Infinity"`, `"-Infinity"`), `String` → str,
+/// one as the string Jackson writes, `"NaN"`, `"Infinity"`, `"-Infinity"`, wrapped in the
+/// newtype [`JAVA_DOUBLE`], which JSON writers print as the string), `String` → str,
 /// `Array` → sequence, `Object` → map (in `BTreeMap` order).
 ///
 /// (The `Serialize` of [`JsonValue`] itself writes a flat token list, which is what a binary
@@ -133,9 +138,12 @@ impl serde::Serialize for Natural<'_> {
             JsonValue::Double(d) if d.get().is_finite() => serializer.serialize_f64(d.get()),
             // JSON has no non-finite numbers: Jackson (so Java's REST answers) writes them as
             // the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
-            JsonValue::Double(d) => {
-                serializer.serialize_str(&crate::json::write::java_double_to_string(d.get()))
-            }
+            // As the newtype `JAVA_DOUBLE` around the text: JSON writers print the text, and a
+            // serializer that builds values can still tell the double from a string.
+            JsonValue::Double(d) => serializer.serialize_newtype_struct(
+                JAVA_DOUBLE,
+                &crate::json::write::java_double_to_string(d.get()),
+            ),
             JsonValue::String(s) => serializer.serialize_str(s),
             JsonValue::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;

@@ -28,6 +28,14 @@ import java.util.TreeMap;
  */
 final class OracleJson {
     static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * How {@code serve} writes its answers: as {@link #MAPPER}, but a non-finite double is the
+     * bare token {@code Infinity}, {@code -Infinity} or {@code NaN}, not the string Jackson
+     * writes by default, so the judge can tell Java's double from a string (its reader takes
+     * those tokens).
+     */
+    static final com.fasterxml.jackson.databind.ObjectWriter ANSWERS =
+        MAPPER.writer().without(com.fasterxml.jackson.core.json.JsonWriteFeature.WRITE_NAN_AS_STRINGS);
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private OracleJson() {

@@ -101,7 +101,7 @@ public final class OracleMain {
                 answer.put("error", e.toString());
             }
             answer.set("id", id);
-            out.write(OracleJson.MAPPER.writeValueAsString(answer));
+            out.write(OracleJson.ANSWERS.writeValueAsString(answer));
             out.write('\n');
             if (!in.ready()) {
                 out.flush();
