@@ -26,9 +26,9 @@ pub enum Json {
     /// A string.
     String(String),
     /// An array.
-    Array(Vec<Json>),
+    Array(Vec<Self>),
     /// An object, members in order.
-    Object(Vec<(String, Json)>),
+    Object(Vec<(String, Self)>),
 }
 
 impl Json {
@@ -489,7 +489,7 @@ impl ser::Serializer for Builder {
         name: &'static str,
         value: &T,
     ) -> Result<Json, BuildError> {
-        match value.serialize(Builder)? {
+        match value.serialize(Self)? {
             // A Java double the contract prints as a string (a non-finite one).
             Json::String(text) if name == engine::json::JAVA_DOUBLE => Ok(Json::Number(text)),
             other => Ok(other),
@@ -502,10 +502,7 @@ impl ser::Serializer for Builder {
         variant: &'static str,
         value: &T,
     ) -> Result<Json, BuildError> {
-        Ok(Json::Object(vec![(
-            variant.into(),
-            value.serialize(Builder)?,
-        )]))
+        Ok(Json::Object(vec![(variant.into(), value.serialize(Self)?)]))
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Collect, BuildError> {
         Ok(Collect::new())
