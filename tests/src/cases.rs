@@ -166,33 +166,58 @@ fn config_piece() -> impl Strategy<Value = ConfigPiece> {
     ]
 }
 
-/// Where a consumer redelivers a record: the record at `.0` (a fraction of the records) comes
-/// again after the one at `.1`.
-type Redelivery = Option<(f64, f64)>;
+/// Where a consumer hands records over again: each entry is a run of records starting at `.0`
+/// (a fraction of the records) of `.2` records, handed over `.3` more times after the record at
+/// `.1` (a fraction, at least the run's end). Several entries may touch the same records, on
+/// any partition.
+type Redeliveries = Vec<(f64, f64, usize, usize)>;
 
-fn redelivery() -> impl Strategy<Value = Redelivery> {
-    proptest::option::weighted(0.1, (0.0..1.0f64, 0.0..1.0f64))
+fn redeliveries() -> impl Strategy<Value = Redeliveries> {
+    let one = (0.0..1.0f64, 0.0..1.0f64, 1usize..4, 1usize..4);
+    prop_oneof![
+        16 => Just(Vec::new()),
+        2 => vec(one.clone(), 1..2),
+        2 => vec(one, 2..5),
+    ]
 }
 
-/// Turns records into a case: optional compaction below a horizon, an optional redelivery, and
-/// the start-up boundary at `live_at` (as a fraction of the records).
+/// How a case's offsets are placed: from 0, or shifted so that the last record of every
+/// partition is at `i64::MAX` (the offsets at and near the end of the range).
+fn near_the_end() -> impl Strategy<Value = bool> {
+    proptest::bool::weighted(0.1)
+}
+
+/// Turns records into a case: offsets optionally moved to the end of the range, optional
+/// compaction below a horizon, redeliveries, and the start-up boundary at `live_at` (as a
+/// fraction of the records).
 fn finish(
     topic: Topic,
     records: Vec<CaseRecord>,
     horizon: Option<f64>,
-    redelivered: Redelivery,
+    redelivered: Redeliveries,
+    at_the_end: bool,
     live_at: Option<f64>,
 ) -> Case {
     let mut records = records;
+    if at_the_end {
+        move_to_the_end(&mut records);
+    }
     if let Some(fraction) = horizon {
         records = compact_records(&records, fraction);
     }
-    if let Some((from, after)) = redelivered.filter(|_| !records.is_empty()) {
-        let n = records.len() as f64;
-        let from = (n * from) as usize;
-        let after = from.max((n * after) as usize).min(records.len() - 1);
-        let again = records[from].clone();
-        records.insert(after + 1, again);
+    for (from, after, run, times) in redelivered {
+        if records.is_empty() {
+            break;
+        }
+        let n = records.len();
+        let from = ((n as f64 * from) as usize).min(n - 1);
+        let end = (from + run).min(n);
+        let after = ((n as f64 * after) as usize).clamp(end - 1, n - 1);
+        let again: Vec<CaseRecord> = records[from..end].to_vec();
+        for _ in 0..times {
+            let at = after + 1;
+            records.splice(at..at, again.iter().cloned());
+        }
     }
     let live_from = live_at.and_then(|fraction| {
         let at = (records.len() as f64 * fraction) as usize;
@@ -201,6 +226,19 @@ fn finish(
     let mut case = Case::new(topic, records);
     case.live_from = live_from;
     case
+}
+
+/// Shifts each partition's offsets so that its last record is at `i64::MAX`.
+fn move_to_the_end(records: &mut [CaseRecord]) {
+    let mut last: std::collections::BTreeMap<i32, i64> = std::collections::BTreeMap::new();
+    for r in records.iter() {
+        let at = last.entry(r.partition).or_insert(r.offset);
+        *at = (*at).max(r.offset);
+    }
+    for r in records.iter_mut() {
+        let shift = i64::MAX - last[&r.partition];
+        r.offset += shift;
+    }
 }
 
 /// Compacts each partition below a horizon at `fraction` of its records (keys compared as bytes,
@@ -235,15 +273,26 @@ fn compact_records(records: &[CaseRecord], fraction: f64) -> Vec<CaseRecord> {
     out
 }
 
-/// A config-topic case: up to 40 pieces on partition 0, offsets in order.
+/// A config-topic case: up to 40 pieces on partition 0, offsets in order (in a tenth of the
+/// cases ending at `i64::MAX`).
 pub fn config_case() -> impl Strategy<Value = Case> {
+    config_case_placed(near_the_end().boxed())
+}
+
+/// A config-topic case a writer can append to (its offsets do not reach the end of the range).
+pub fn config_base() -> impl Strategy<Value = Case> {
+    config_case_placed(Just(false).boxed())
+}
+
+fn config_case_placed(at_the_end: BoxedStrategy<bool>) -> impl Strategy<Value = Case> {
     (
         vec(config_piece(), 0..40),
         proptest::option::weighted(0.3, 0.0..1.0f64),
-        redelivery(),
+        redeliveries(),
+        at_the_end,
         proptest::option::weighted(0.7, 0.0..1.0f64),
     )
-        .prop_map(|(pieces, horizon, redelivered, live_at)| {
+        .prop_map(|(pieces, horizon, redelivered, at_the_end, live_at)| {
             let mut records = Vec::new();
             for (i, piece) in pieces.into_iter().enumerate() {
                 match piece {
@@ -267,7 +316,14 @@ pub fn config_case() -> impl Strategy<Value = Case> {
                     value,
                 })
                 .collect();
-            finish(Topic::Config, records, horizon, redelivered, live_at)
+            finish(
+                Topic::Config,
+                records,
+                horizon,
+                redelivered,
+                at_the_end,
+                live_at,
+            )
         })
 }
 
@@ -457,6 +513,15 @@ fn spread(records: Vec<(KeyValue, (i32, i64))>) -> Vec<CaseRecord> {
 
 /// A status-topic case: up to 40 records on up to three partitions.
 pub fn status_case() -> impl Strategy<Value = Case> {
+    status_case_placed(near_the_end().boxed())
+}
+
+/// A status-topic case a writer can append to (its offsets do not reach the end of the range).
+pub fn status_base() -> impl Strategy<Value = Case> {
+    status_case_placed(Just(false).boxed())
+}
+
+fn status_case_placed(at_the_end: BoxedStrategy<bool>) -> impl Strategy<Value = Case> {
     (
         vec(
             (
@@ -466,10 +531,18 @@ pub fn status_case() -> impl Strategy<Value = Case> {
             0..40,
         ),
         proptest::option::weighted(0.3, 0.0..1.0f64),
-        redelivery(),
+        redeliveries(),
+        at_the_end,
     )
-        .prop_map(|(records, horizon, again)| {
-            finish(Topic::Status, spread(records), horizon, again, None)
+        .prop_map(|(records, horizon, again, at_the_end)| {
+            finish(
+                Topic::Status,
+                spread(records),
+                horizon,
+                again,
+                at_the_end,
+                None,
+            )
         })
 }
 
@@ -555,6 +628,15 @@ fn offsets_value() -> impl Strategy<Value = Option<Vec<u8>>> {
 
 /// An offsets-topic case: up to 40 records on up to three partitions.
 pub fn offsets_case() -> impl Strategy<Value = Case> {
+    offsets_case_placed(near_the_end().boxed())
+}
+
+/// A offsets-topic case a writer can append to (its offsets do not reach the end of the range).
+pub fn offsets_base() -> impl Strategy<Value = Case> {
+    offsets_case_placed(Just(false).boxed())
+}
+
+fn offsets_case_placed(at_the_end: BoxedStrategy<bool>) -> impl Strategy<Value = Case> {
     (
         vec(
             (
@@ -564,9 +646,17 @@ pub fn offsets_case() -> impl Strategy<Value = Case> {
             0..40,
         ),
         proptest::option::weighted(0.3, 0.0..1.0f64),
-        redelivery(),
+        redeliveries(),
+        at_the_end,
     )
-        .prop_map(|(records, horizon, again)| {
-            finish(Topic::Offsets, spread(records), horizon, again, None)
+        .prop_map(|(records, horizon, again, at_the_end)| {
+            finish(
+                Topic::Offsets,
+                spread(records),
+                horizon,
+                again,
+                at_the_end,
+                None,
+            )
         })
 }

@@ -26,7 +26,8 @@ pub enum Deliberate {
     /// String and U+FFFD here (a Rust string cannot hold it); the oracle writes it as U+FFFD.
     LoneSurrogate,
     /// Item 3: a redelivered record (offset below the partition's next one) is dropped; Java's
-    /// consumer never redelivers, so Java is fed the log without it.
+    /// consumer never redelivers, so Java is fed what a consumer hands over, computed by the
+    /// judge ([`consumer_view`]), and the core must drop exactly the others.
     Redelivery,
     /// Item 9: `putSafe` over a cached status without a worker id throws Java's
     /// NullPointerException; the core counts the cached status as another worker's.
@@ -43,6 +44,10 @@ pub enum Deliberate {
     /// Item 14: a connector's task list longer than `MAX_LISTED_TASKS` is cut to that many in
     /// the JSON contract, with the full count under `tasks_truncated`; Java lists every id.
     LongTaskList,
+    /// Item 18: after a config record at offset `i64::MAX` (which no broker can hold: its log
+    /// end offset would overflow) Java's `offset + 1` wraps to `Long.MIN_VALUE`; the core's
+    /// snapshot offset stays `i64::MAX`.
+    OffsetAtTheEnd,
 }
 
 impl Deliberate {
@@ -57,6 +62,7 @@ impl Deliberate {
             Self::SafeWriteOverNullWorker => 9,
             Self::KeyRouting => 11,
             Self::LongTaskList => 14,
+            Self::OffsetAtTheEnd => 18,
         }
     }
 }
@@ -200,17 +206,61 @@ pub fn ours(case: &Case) -> Ours {
     }
 }
 
-/// The case Java is fed: the records a consumer would hand over (no redeliveries).
-pub fn java_case(case: &Case, ours: &Ours) -> Case {
+/// The records a consumer hands over of `records`, and the indexes of the ones it does not
+/// (redeliveries). The judge's own rule, computed from the records alone: per partition a
+/// consumer reads on from the offset after the last record it handed over, so a record below
+/// that offset is never handed over again. Offsets are counted in `i128`, so a record at
+/// `i64::MAX` moves the position past every offset.
+pub fn consumer_view(records: &[CaseRecord]) -> (Vec<CaseRecord>, BTreeSet<usize>) {
+    let mut next: std::collections::BTreeMap<i32, i128> = std::collections::BTreeMap::new();
+    let mut handed = Vec::with_capacity(records.len());
+    let mut redelivered = BTreeSet::new();
+    for (i, r) in records.iter().enumerate() {
+        let position = next.entry(r.partition).or_insert(0);
+        if i128::from(r.offset) < *position {
+            redelivered.insert(i);
+        } else {
+            *position = i128::from(r.offset) + 1;
+            handed.push(r.clone());
+        }
+    }
+    (handed, redelivered)
+}
+
+/// The case Java is fed: the records a consumer hands over ([`consumer_view`]).
+pub fn java_case(case: &Case) -> Case {
     let mut java = case.clone();
-    java.records = case
-        .records
-        .iter()
-        .zip(&ours.outcomes)
-        .filter(|(_, o)| !o.redelivered)
-        .map(|(r, _)| r.clone())
-        .collect();
+    java.records = consumer_view(&case.records).0;
     java
+}
+
+/// Checks that the core dropped as redeliveries exactly the records a consumer would not hand
+/// over ([`consumer_view`]): a core that drops a fresh record, or applies a redelivery, differs.
+pub fn check_redeliveries(case: &Case, ours: &Ours) -> Result<(), Difference> {
+    let (_, expected) = consumer_view(&case.records);
+    let dropped: BTreeSet<usize> = ours
+        .outcomes
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.redelivered)
+        .map(|(i, _)| i)
+        .collect();
+    if dropped == expected {
+        return Ok(());
+    }
+    let at = |i: &usize| {
+        let r = &case.records[*i];
+        format!("record {i} ({}:{})", r.partition, r.offset)
+    };
+    let fresh: Vec<String> = dropped.difference(&expected).map(at).collect();
+    let applied: Vec<String> = expected.difference(&dropped).map(at).collect();
+    Err(Difference {
+        what: format!(
+            "redeliveries: the core dropped as duplicates the fresh {fresh:?} and applied the \
+             redelivered {applied:?}"
+        ),
+        case: case.clone(),
+    })
 }
 
 /// A disagreement between the core and Java that no deliberate difference explains.
@@ -267,6 +317,7 @@ pub fn compare(
         case: case.clone(),
     };
     let mut applied = BTreeSet::new();
+    check_redeliveries(case, ours)?;
     if ours.outcomes.iter().any(|o| o.redelivered) {
         applied.insert(Deliberate::Redelivery);
     }
@@ -359,6 +410,16 @@ pub fn compare(
     }
     if cut_long_task_lists(&mut java_snapshot) {
         applied.insert(Deliberate::LongTaskList);
+    }
+    // Item 18: only Java's wrapped `i64::MAX + 1` against the core's `i64::MAX`.
+    if case.topic == Topic::Config
+        && java_snapshot.get("offset").and_then(Json::as_i64) == Some(i64::MIN)
+        && ours.snapshot.get("offset").and_then(Json::as_i64) == Some(i64::MAX)
+    {
+        if let Some(offset) = java_snapshot.get_mut("offset") {
+            *offset = Json::int(i64::MAX);
+        }
+        applied.insert(Deliberate::OffsetAtTheEnd);
     }
     if java_snapshot != ours.snapshot {
         return Err(differ(describe_snapshot_difference(
@@ -473,7 +534,7 @@ fn truncate(text: &str) -> String {
 /// Runs a case through both and compares them.
 pub fn judge(oracle: &mut Oracle, case: &Case) -> Result<BTreeSet<Deliberate>, Difference> {
     let ours = ours(case);
-    let java = oracle.run(&java_case(case, &ours));
+    let java = oracle.run(&java_case(case));
     excuse_old_java(java.java_major, case, compare(case, &java, &ours))
 }
 
@@ -503,4 +564,39 @@ fn has_doubles(case: &Case) -> bool {
         .iter()
         .any(|r| r.value.as_deref().is_some_and(scan) || r.key.as_deref().is_some_and(scan))
         || case.writes.iter().any(|w| scan(w.to_string().as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(partition: i32, offset: i64) -> CaseRecord {
+        CaseRecord {
+            partition,
+            ..CaseRecord::text(offset, "k", Some("{}"))
+        }
+    }
+
+    #[test]
+    fn a_consumer_hands_each_offset_over_once_per_partition() {
+        let records = vec![
+            at(0, 5),
+            at(1, 0),
+            at(0, 5), // again
+            at(0, 6),
+            at(1, 0), // again, another partition
+            at(0, 4), // below the position
+            at(0, i64::MAX - 1),
+            at(0, i64::MAX),
+            at(0, i64::MAX), // again, at the end of the range
+            at(0, 7),        // below it
+        ];
+        let (handed, redelivered) = consumer_view(&records);
+        assert_eq!(redelivered, BTreeSet::from([2, 4, 5, 8, 9]));
+        let offsets: Vec<(i32, i64)> = handed.iter().map(|r| (r.partition, r.offset)).collect();
+        assert_eq!(
+            offsets,
+            [(0, 5), (1, 0), (0, 6), (0, i64::MAX - 1), (0, i64::MAX)]
+        );
+    }
 }

@@ -13,7 +13,9 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use crate::differential::{compare, excuse_old_java, ours, Deliberate, Difference};
+use crate::differential::{
+    check_redeliveries, compare, excuse_old_java, ours, Deliberate, Difference,
+};
 use crate::oracle::{Case, CaseRecord, JavaWrite, Oracle, WrittenRecord};
 
 /// Text for names and values: plain, JSON-hostile (quotes, backslashes, controls), non-ASCII
@@ -247,8 +249,8 @@ pub fn judge_config_writes(
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
     let mut case = base.clone();
     case.writes = writes.iter().map(ConfigWrite::call).collect();
-    let ours_before = ours(&case);
-    let java_case = crate::differential::java_case(&case, &ours_before);
+    check_redeliveries(&case, &ours(&case))?;
+    let java_case = crate::differential::java_case(&case);
     let java = oracle.run(&java_case);
     let mut result = config_writes_agree(&case, &java_case, writes, &java);
     if let Ok(applied) = &mut result {
@@ -392,8 +394,8 @@ pub fn judge_status_writes(
     let mut case = base.clone();
     case.partitions = Some(partitions);
     case.writes = writes.iter().map(StatusWrite::call).collect();
-    let ours_before = ours(&case);
-    let java_case = crate::differential::java_case(&case, &ours_before);
+    check_redeliveries(&case, &ours(&case))?;
+    let java_case = crate::differential::java_case(&case);
     let java = oracle.run(&java_case);
     let result = status_writes_agree(&case, &java_case, writes, partitions, &java);
     excuse_old_java(java.java_major, &case, result)
@@ -729,8 +731,8 @@ pub fn judge_offsets_writes(
     let mut case = base.clone();
     case.partitions = Some(partitions);
     case.writes = writes.iter().map(OffsetsWrite::call).collect();
-    let ours_before = ours(&case);
-    let java_case = crate::differential::java_case(&case, &ours_before);
+    check_redeliveries(&case, &ours(&case))?;
+    let java_case = crate::differential::java_case(&case);
     let java = oracle.run(&java_case);
     let result = offsets_writes_agree(&case, &java_case, writes, partitions, &java);
     excuse_old_java(java.java_major, &case, result)

@@ -3,7 +3,7 @@
 //! byte, in the same steps, and the same state once read back. Skipped, with a message, where
 //! Java or Maven is missing.
 
-use connect_state_tests::cases::{config_case, offsets_case, status_case};
+use connect_state_tests::cases::{config_base, offsets_base, status_base};
 use connect_state_tests::oracle::oracle;
 use connect_state_tests::writes::{
     config_write, judge_config_writes, judge_offsets_writes, judge_status_writes, offsets_write,
@@ -19,19 +19,19 @@ fn fail(d: connect_state_tests::differential::Difference) -> TestCaseError {
 
 proptest! {
     #[test]
-    fn config_writes_agree_with_java(base in config_case(), writes in vec(config_write(), 1..6)) {
+    fn config_writes_agree_with_java(base in config_base(), writes in vec(config_write(), 1..6)) {
         let Some(mut oracle) = oracle() else { return Ok(()) };
         judge_config_writes(&mut oracle, &base, &writes).map_err(fail)?;
     }
 
     #[test]
-    fn status_writes_agree_with_java(base in status_case(), writes in vec(status_write(), 1..8)) {
+    fn status_writes_agree_with_java(base in status_base(), writes in vec(status_write(), 1..8)) {
         let Some(mut oracle) = oracle() else { return Ok(()) };
         judge_status_writes(&mut oracle, &base, &writes, 5).map_err(fail)?;
     }
 
     #[test]
-    fn offsets_writes_agree_with_java(base in offsets_case(), writes in vec(offsets_write(), 1..5)) {
+    fn offsets_writes_agree_with_java(base in offsets_base(), writes in vec(offsets_write(), 1..5)) {
         let Some(mut oracle) = oracle() else { return Ok(()) };
         judge_offsets_writes(&mut oracle, &base, &writes, 25).map_err(fail)?;
     }
