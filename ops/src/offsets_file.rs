@@ -3,10 +3,8 @@
 //! `connect-state offsets import` reads its files with it; the write differential tests read
 //! request bodies with it.
 
-use engine::json::{JsonErrorKind, JsonValue};
-use std::collections::BTreeMap;
-
-use engine::offsets::{Content, OrderedMap};
+use engine::json::JsonValue;
+use engine::offsets::OrderedMap;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -49,15 +47,8 @@ struct Entry {
     offset: Option<Ordered>,
 }
 
-/// An entry as read: the partition, or why Java refuses it; the offset, or why Java would
-/// refuse it if it is validated.
-type Read = (
-    Result<Option<OrderedMap>, String>,
-    Result<Option<OrderedMap>, String>,
-);
-
-/// The entries, each read as it is deserialized (its members' raw text is not kept).
-struct Entries(Vec<Read>);
+/// The entries, each converted as it is deserialized (its members' raw text is not kept).
+struct Entries(Vec<OffsetsEntry>);
 
 impl<'de> Deserialize<'de> for Entries {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -70,10 +61,12 @@ impl<'de> Deserialize<'de> for Entries {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Entries, A::Error> {
                 let mut read = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
                 while let Some(entry) = seq.next_element::<Entry>()? {
-                    read.push((
-                        entry.partition.map(ordered_map).transpose(),
-                        entry.offset.map(ordered_map).transpose(),
-                    ));
+                    let map = |m: Option<Ordered>| {
+                        m.map(ordered_map)
+                            .transpose()
+                            .map_err(serde::de::Error::custom)
+                    };
+                    read.push((map(entry.partition)?, map(entry.offset)?));
                 }
                 Ok(Entries(read))
             }
@@ -88,47 +81,17 @@ pub type OffsetsEntry = (Option<OrderedMap>, Option<OrderedMap>);
 
 /// Reads a KIP-875 offsets document as Connect's REST layer reads a `PATCH` body: objects keep
 /// their member order, values are read as Jackson's default `ObjectMapper` reads them
-/// ([`engine::json::parse_rest`]), and what follows the document is ignored, as Jackson
-/// ignores it. A value Java cannot hold in offsets (an integer beyond `long`, which Jackson
-/// makes a `BigInteger`) is refused with Java's own message, unless it is in an offset a later
-/// entry for the same partition replaces (Java collapses the request before it validates);
-/// arrays and objects are refused later by the core, as Java refuses them. Each entry is
-/// converted as it is read, and nothing is copied after.
+/// ([`engine::json::parse_rest`]: an integer beyond `long` is a `BigInteger`), and what follows
+/// the document is ignored, as Jackson ignores it. What Java refuses in offsets (a
+/// `BigInteger`, a list, a map) is refused by the core's alter in Java's order, after Java's
+/// collapse of the request (an offset a later entry replaces is never looked at).
 pub fn parse_offsets_file(text: &str) -> Result<Vec<OffsetsEntry>, String> {
     let mut reader = serde_json::Deserializer::from_str(text);
     let file = OffsetsFile::deserialize(&mut reader).map_err(|e| {
         format!("not a KIP-875 offsets document ({{\"offsets\":[{{\"partition\":{{..}},\"offset\":{{..}}}}]}}): {e}")
     })?;
     // No entries (`[]` or `null`): the core refuses them with Java's message.
-    let read = file.offsets.map(|entries| entries.0).unwrap_or_default();
-    let mut partitions = Vec::with_capacity(read.len());
-    let mut offsets = Vec::with_capacity(read.len());
-    for (partition, offset) in read {
-        partitions.push(partition?);
-        offsets.push(offset);
-    }
-    // The last entry of each partition (by content) is the one Java validates.
-    let last: BTreeMap<Option<Content<'_>>, usize> = partitions
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.as_ref().map(OrderedMap::content), i))
-        .collect();
-    let replaced: Vec<bool> = partitions
-        .iter()
-        .enumerate()
-        .map(|(i, p)| last.get(&p.as_ref().map(OrderedMap::content)) != Some(&i))
-        .collect();
-    drop(last);
-    partitions
-        .into_iter()
-        .zip(offsets)
-        .zip(replaced)
-        .map(|((partition, offset), replaced)| match offset {
-            Ok(offset) => Ok((partition, offset)),
-            Err(_) if replaced => Ok((partition, None)),
-            Err(e) => Err(e),
-        })
-        .collect()
+    Ok(file.offsets.map(|entries| entries.0).unwrap_or_default())
 }
 
 /// The object as Jackson's `LinkedHashMap`: a repeated name keeps its first position and its
@@ -159,19 +122,6 @@ fn ordered_map(object: Ordered) -> Result<OrderedMap, String> {
 fn java_value(name: &str, text: &str) -> Result<JsonValue, String> {
     match engine::json::parse_rest(text.as_bytes()) {
         Ok(value) => Ok(value.unwrap_or(JsonValue::Null)),
-        Err(e) if e.kind == JsonErrorKind::IntegerBeyondLong => {
-            // Java's `OffsetUtils.validateFormat`, which sees a `BigInteger`, or the list or
-            // map holding one.
-            let held = match text.trim_start().as_bytes().first() {
-                Some(b'[') => "ARRAY".to_string(),
-                Some(b'{') => "MAP".to_string(),
-                _ => "class java.math.BigInteger".to_string(),
-            };
-            Err(format!(
-                "Offsets may only contain primitive types as values, but field {name} contains \
-                 {held}"
-            ))
-        }
         Err(e) => Err(format!("the value of {name:?}: {e}")),
     }
 }
@@ -223,9 +173,20 @@ mod tests {
         );
     }
 
-    /// Issue 14: numbers as Java's REST layer reads them, checked against the Java oracle.
+    /// The refusal of an alter of `text`, as the core's alter (after this reader) gives it.
+    fn refusal(text: &str) -> Option<String> {
+        let entries = parse_offsets_file(text).ok()?;
+        let snapshot = engine::offsets::OffsetSnapshot::default();
+        engine::offsets::kip875::alter_records(&snapshot, "c", &entries, 25)
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// Issue 14: numbers as Java's REST layer reads them, checked against the Java oracle;
+    /// issue 23: a `BigInteger` is refused in its member's turn (a list before it is refused
+    /// first), after the collapse.
     #[test]
-    fn numbers_are_read_as_java_reads_them_or_refused_with_javas_message() {
+    fn numbers_are_read_as_java_reads_them_and_refused_in_javas_order() {
         let body = |value: &str| {
             format!(r#"{{"offsets":[{{"partition":{{}},"offset":{{"o":{value}}}}}]}}"#)
         };
@@ -236,17 +197,27 @@ mod tests {
             "123456789012345678901234567890",
         ] {
             assert_eq!(
-                first_offset_value(&body(beyond)).unwrap_err(),
-                "Offsets may only contain primitive types as values, but field o contains \
-                 class java.math.BigInteger",
+                first_offset_value(&body(beyond)),
+                Ok(JsonValue::BigInteger(beyond.into()))
+            );
+            assert_eq!(
+                refusal(&body(beyond)).as_deref(),
+                Some(
+                    "Offsets may only contain primitive types as values, but field o contains \
+                     class java.math.BigInteger"
+                ),
                 "{beyond}"
             );
         }
-        let err = first_offset_value(&body("[18446744073709551615]")).unwrap_err();
-        assert!(err.ends_with("field o contains ARRAY"), "{err}");
+        let list = refusal(&body("[18446744073709551615]")).unwrap();
+        assert!(list.ends_with("field o contains ARRAY"), "{list}");
+        // Java's order: the list comes before the BigInteger in the offset (found by the oracle).
+        let both =
+            r#"{"offsets":[{"partition":null,"offset":{"f":[1],"g":18446744073709551615}}]}"#;
+        assert!(refusal(both).unwrap().ends_with("field f contains ARRAY"));
         let partition = r#"{"offsets":[{"partition":{"id":18446744073709551615},"offset":null}]}"#;
-        assert!(parse_offsets_file(partition)
-            .unwrap_err()
+        assert!(refusal(partition)
+            .unwrap()
             .contains("field id contains class java.math.BigInteger"));
         assert_eq!(
             first_offset_value(&body("9223372036854775807")),
@@ -261,15 +232,7 @@ mod tests {
         // An offset a later entry for the same partition replaces is never validated by Java.
         let replaced = r#"{"offsets":[{"partition":{"f":1},"offset":{"o":18446744073709551615}},
                                      {"partition":{"f":1},"offset":{"o":2}}]}"#;
-        assert_eq!(
-            parse_offsets_file(replaced).unwrap()[1]
-                .1
-                .as_ref()
-                .unwrap()
-                .members()[0]
-                .1,
-            JsonValue::Long(2)
-        );
+        assert_eq!(refusal(replaced), None);
         // Jackson ignores what follows the document.
         assert_eq!(
             first_offset_value(&format!("{} trailing", body("1"))),

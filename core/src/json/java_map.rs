@@ -115,11 +115,44 @@ pub fn jackson_hash_code(value: &JsonValue) -> i32 {
             };
             (bits ^ (bits >> 32)) as i32
         }
+        JsonValue::BigInteger(digits) => big_integer_hash_code(digits),
         JsonValue::String(s) => string_hash_code(s),
         JsonValue::Array(items) => items.iter().fold(1i32, |hash, item| {
             hash.wrapping_mul(31).wrapping_add(jackson_hash_code(item))
         }),
         JsonValue::Object(map) => map_hash_code(map),
+    }
+}
+
+/// `BigInteger.hashCode()` of the integer with these decimal digits (a `-` first when
+/// negative): over the magnitude's 32-bit words, most significant first, `31 * h + word`, times
+/// the sign.
+fn big_integer_hash_code(digits: &str) -> i32 {
+    let (negative, digits) = match digits.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, digits),
+    };
+    // The magnitude in 32-bit words, least significant first.
+    let mut words: Vec<u32> = Vec::new();
+    for d in digits.bytes().filter(u8::is_ascii_digit) {
+        let mut carry = u64::from(d - b'0');
+        for word in &mut words {
+            let next = u64::from(*word) * 10 + carry;
+            *word = next as u32;
+            carry = next >> 32;
+        }
+        if carry > 0 {
+            words.push(carry as u32);
+        }
+    }
+    let hash = words
+        .iter()
+        .rev()
+        .fold(0i32, |h, &w| h.wrapping_mul(31).wrapping_add(w as i32));
+    match (negative, words.is_empty()) {
+        (_, true) => 0,
+        (true, false) => hash.wrapping_neg(),
+        (false, false) => hash,
     }
 }
 
@@ -457,5 +490,16 @@ mod tests {
         // Buckets 2 and 1 of 16: the second key is iterated first; 1 and 17 share bucket 1.
         assert_eq!(hash_map_order_by_hash(&[2, 17]), [1, 0]);
         assert_eq!(hash_map_order_by_hash(&[17, 1]), [0, 1]);
+    }
+
+    /// `BigInteger.hashCode()` as Java computes it (values worked out from its definition:
+    /// `mag` words most significant first, `31 * h + word`, times the sign).
+    #[test]
+    fn big_integers_hash_as_java_hashes_them() {
+        assert_eq!(big_integer_hash_code("18446744073709551615"), -32);
+        assert_eq!(big_integer_hash_code("9223372036854775808"), i32::MIN);
+        assert_eq!(big_integer_hash_code("-9223372036854775809"), i32::MAX);
+        assert_eq!(big_integer_hash_code("0"), 0);
+        assert_eq!(big_integer_hash_code("5"), 5);
     }
 }

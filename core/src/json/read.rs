@@ -56,9 +56,6 @@ pub enum JsonErrorKind {
     /// [`parse_rest`] only: an integer with a leading zero (`007`), which Jackson's default
     /// `ObjectMapper` refuses.
     LeadingZero,
-    /// [`parse_rest`] only: an integer outside Java's `long` range, which Jackson reads as a
-    /// `BigInteger` (Connect refuses it in offsets).
-    IntegerBeyondLong,
 }
 
 impl JsonError {
@@ -87,9 +84,6 @@ impl fmt::Display for JsonErrorKind {
             Self::NameTooLong => write!(f, "member name longer than {MAX_NAME_LEN} bytes"),
             Self::TooDeep => write!(f, "arrays and objects nested more than {MAX_DEPTH} deep"),
             Self::LeadingZero => f.write_str("invalid numeric value: leading zeroes not allowed"),
-            Self::IntegerBeyondLong => {
-                f.write_str("an integer outside the range of a Java long (a BigInteger)")
-            }
         }
     }
 }
@@ -151,9 +145,8 @@ pub fn parse(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
 /// The rules are [`parse`]'s with three differences, all Jackson's defaults:
 ///
 /// * an integer with a leading zero (`007`) is an error ([`JsonErrorKind::LeadingZero`]);
-/// * an integer outside Java's `long` range is an error
-///   ([`JsonErrorKind::IntegerBeyondLong`]): Jackson reads it as a `BigInteger`, a type
-///   offsets may not hold (`OffsetUtils.validateFormat` refuses it), so no value is made up;
+/// * an integer outside Java's `long` range is a [`JsonValue::BigInteger`], as Jackson reads
+///   it; offsets may not hold one, and `OffsetUtils.validateFormat` refuses it in its turn;
 /// * a decimal is read as a `double` directly (`Double.parseDouble`): `-0.0` keeps its sign.
 pub fn parse_rest(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
     parse_as(bytes, Dialect::Rest)
@@ -447,9 +440,14 @@ impl Parser<'_> {
                 return Err(JsonError::new(start, JsonErrorKind::NumberTooLong));
             }
             if rest {
-                return long_value(int_digits, negative)
-                    .map(JsonValue::Long)
-                    .ok_or(JsonError::new(start, JsonErrorKind::IntegerBeyondLong));
+                return Ok(long_value(int_digits, negative).map_or_else(
+                    || {
+                        let digits = core::str::from_utf8(int_digits).unwrap_or("0");
+                        let sign = if negative { "-" } else { "" };
+                        JsonValue::BigInteger(alloc::format!("{sign}{digits}"))
+                    },
+                    JsonValue::Long,
+                ));
             }
             // Java's BigInteger.longValue(): the low 64 bits of the two's complement.
             let magnitude = int_digits.iter().fold(0u64, |acc, &d| {

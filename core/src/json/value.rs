@@ -41,6 +41,12 @@ pub enum JsonValue {
     Long(i64),
     /// A JSON number with a fraction or an exponent (Java `Double`).
     Double(JavaDouble),
+    /// An integer beyond Java's `long` in a REST request body, which Jackson's default
+    /// `ObjectMapper` holds as a `BigInteger` ([`crate::json::parse_rest`] only; its decimal
+    /// digits, with a `-` when negative). Offsets may not hold one: `OffsetUtils.validateFormat`
+    /// refuses it, in its member's turn. Records never produce it (Connect's converter keeps
+    /// the low 64 bits).
+    BigInteger(String),
     /// A JSON string (Java `String`).
     String(String),
     /// A JSON array (Java `List<Object>`).
@@ -144,6 +150,8 @@ impl serde::Serialize for Natural<'_> {
                 JAVA_DOUBLE,
                 &crate::json::write::java_double_to_string(d.get()),
             ),
+            // Never in a state (only in a request, which validation refuses): its digits.
+            JsonValue::BigInteger(digits) => serializer.serialize_str(digits),
             JsonValue::String(s) => serializer.serialize_str(s),
             JsonValue::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
@@ -174,6 +182,8 @@ enum Token<S> {
     String(S),
     Array(usize),
     Object(usize),
+    /// Last, so the tokens before it keep their numbers (checkpoints never hold one).
+    BigInteger(S),
 }
 
 impl Serialize for JsonValue {
@@ -190,6 +200,7 @@ impl Serialize for JsonValue {
                 Self::Bool(b) => tokens.push(Token::Bool(*b)),
                 Self::Long(n) => tokens.push(Token::Long(*n)),
                 Self::Double(d) => tokens.push(Token::Double(d.0)),
+                Self::BigInteger(digits) => tokens.push(Token::BigInteger(digits)),
                 Self::String(s) => tokens.push(Token::String(s)),
                 Self::Array(items) => {
                     tokens.push(Token::Array(items.len()));
@@ -240,6 +251,7 @@ fn from_tokens(tokens: Vec<Token<String>>) -> Result<JsonValue, &'static str> {
                     Token::Bool(b) => JsonValue::Bool(b),
                     Token::Long(n) => JsonValue::Long(n),
                     Token::Double(bits) => JsonValue::Double(JavaDouble(bits)),
+                    Token::BigInteger(digits) => JsonValue::BigInteger(digits),
                     Token::String(s) => JsonValue::String(s),
                     Token::Array(_) | Token::Object(_) if stack.len() >= MAX_DEPTH => {
                         return Err("value nested deeper than 1000 levels");

@@ -91,6 +91,7 @@ pub fn write_value(out: &mut String, v: &JsonValue) {
             // Writing to a String cannot fail.
             let _ = write!(out, "{n}");
         }
+        JsonValue::BigInteger(digits) => out.push_str(digits),
         JsonValue::Double(d) => {
             let d = d.get();
             if d.is_finite() {

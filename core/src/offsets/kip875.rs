@@ -212,7 +212,10 @@ pub fn alter_plan(
 }
 
 /// The records of `DELETE /connectors/{c}/offsets`: one tombstone per known partition, keyed in
-/// Java `HashMap` order. Empty when no partition is known (Java then writes nothing). Check
+/// Java `HashMap` order. Empty when no partition is known (Java then writes nothing). Java
+/// resets through the same path as an alter (a `HashMap` of every known partition to `null`,
+/// validated and normalised in its hash order), so a known partition Java cannot write (one
+/// holding a list or a map) refuses the reset as Java refuses it (found by the oracle). Check
 /// [`check_modifiable`] first.
 pub fn reset_records(
     offsets: &OffsetSnapshot,
@@ -224,7 +227,10 @@ pub fn reset_records(
         .into_iter()
         .map(|p| (Some(p), None))
         .collect();
-    records_for(offsets, connector, &entries, topic_partitions)
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    alter_records(offsets, connector, &entries, topic_partitions)
 }
 
 /// The records of `PATCH /connectors/{c}/offsets`: each partition and offset normalised as Java
@@ -258,28 +264,34 @@ pub fn alter_records(
             }
         }
     }
-    for &(first, last) in &slots {
-        for map in [&entries[first].0, &entries[last].1].into_iter().flatten() {
-            map.validate().map_err(ModifyOffsetsError::InvalidFormat)?;
-        }
-    }
-    // Java's second collapse: it puts each normalised entry into a new `HashMap`, iterating the
-    // request's `HashMap` in its hash order, so partitions equal only once normalised (`-0.0`
-    // and `1e-400` both read back as `0.0`) become one, holding the offset of the slot iterated
-    // last (found by the Java oracle). The entries stay in request order (first occurrence).
-    let partitions: Vec<Option<OrderedMap>> = slots
-        .iter()
-        .map(|&(first, _)| entries[first].0.as_ref().map(normalise))
-        .collect();
+    // Java iterates that `HashMap` in its hash order to validate and normalise each entry
+    // (`Worker.normalizeSourceConnectorOffsets`: the partition, then the offset), so the first
+    // invalid entry in that order is the one refused.
     let hashes: Vec<i32> = slots
         .iter()
         .map(|&(first, _)| entries[first].0.as_ref().map_or(0, OrderedMap::hash_code))
         .collect();
+    let hash_order = hash_map_order_by_hash(&hashes);
+    drop(hashes);
+    for &slot in &hash_order {
+        let (first, last) = slots[slot];
+        for map in [&entries[first].0, &entries[last].1].into_iter().flatten() {
+            map.validate().map_err(ModifyOffsetsError::InvalidFormat)?;
+        }
+    }
+    // Java's second collapse: it puts each normalised entry into a new `HashMap` in that same
+    // order, so partitions equal only once normalised (`-0.0` and `1e-400` both read back as
+    // `0.0`) become one, holding the offset of the slot iterated last (found by the Java
+    // oracle). The entries stay in request order (first occurrence).
+    let partitions: Vec<Option<OrderedMap>> = slots
+        .iter()
+        .map(|&(first, _)| entries[first].0.as_ref().map(normalise))
+        .collect();
     let mut winner: BTreeMap<Option<Content<'_>>, usize> = BTreeMap::new();
-    for slot in hash_map_order_by_hash(&hashes) {
+    for &slot in &hash_order {
         winner.insert(partitions[slot].as_ref().map(OrderedMap::content), slot);
     }
-    drop(hashes);
+    drop(hash_order);
     let mut records = Vec::with_capacity(winner.len());
     for partition in &partitions {
         // The first slot of a normalised partition writes it, with the winner's offset.
@@ -319,26 +331,6 @@ fn normalise(map: &OrderedMap) -> OrderedMap {
         })
         .collect();
     OrderedMap::java_hash_map(&reread, &names)
-}
-
-fn records_for(
-    offsets: &OffsetSnapshot,
-    connector: &str,
-    entries: &[(Option<OrderedMap>, Option<OrderedMap>)],
-    topic_partitions: i32,
-) -> Result<Vec<ProducerRecord>, ModifyOffsetsError> {
-    entries
-        .iter()
-        .map(|(partition, offset)| {
-            record(
-                offsets,
-                connector,
-                partition.as_ref(),
-                offset.as_ref(),
-                topic_partitions,
-            )
-        })
-        .collect()
 }
 
 /// The record that writes `offset` (`None`: a tombstone) for `partition`, on the partition of

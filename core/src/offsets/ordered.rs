@@ -117,6 +117,8 @@ impl OrderedMap {
             let kind = match value {
                 JsonValue::Array(_) => "ARRAY",
                 JsonValue::Object(_) => "MAP",
+                // A value Connect has no schema type for: Java names its class.
+                JsonValue::BigInteger(_) => "class java.math.BigInteger",
                 _ => continue,
             };
             return Err(FormatError::NonPrimitiveValue {
@@ -138,7 +140,8 @@ pub enum FormatError {
     NonPrimitiveValue {
         /// The member holding it.
         field: String,
-        /// Connect's schema type of the value (`MAP` or `ARRAY`).
+        /// Connect's schema type of the value (`MAP` or `ARRAY`), or its Java class where it
+        /// has none (`class java.math.BigInteger`).
         kind: &'static str,
     },
 }

@@ -263,8 +263,8 @@ final class ConfigOracle extends TopicOracle {
         switch (method) {
             case "putConnectorConfig": {
                 String state = optionalText(call, "target_state");
-                store.putConnectorConfig(text(call, "connector"), properties(call.get("properties")),
-                    state == null ? null : TargetState.valueOf(state));
+                TargetState target = state == null ? null : HarnessException.prepare(() -> TargetState.valueOf(state));
+                store.putConnectorConfig(text(call, "connector"), properties(call.get("properties")), target);
                 break;
             }
             case "removeConnectorConfig":
@@ -279,7 +279,8 @@ final class ConfigOracle extends TopicOracle {
                 break;
             }
             case "putTargetState":
-                store.putTargetState(text(call, "connector"), TargetState.valueOf(text(call, "state")));
+                String state = text(call, "state");
+                store.putTargetState(text(call, "connector"), HarnessException.prepare(() -> TargetState.valueOf(state)));
                 break;
             case "putRestartRequest":
                 store.putRestartRequest(new RestartRequest(text(call, "connector"),
@@ -289,16 +290,20 @@ final class ConfigOracle extends TopicOracle {
                 store.putTaskCountRecord(text(call, "connector"), call.get("task_count").asInt());
                 break;
             case "putSessionKey": {
-                byte[] key = Base64.getDecoder().decode(text(call, "key_base64"));
-                store.putSessionKey(new SessionKey(new SecretKeySpec(key, text(call, "algorithm")),
-                    call.get("creation_timestamp").asLong()));
+                String encoded = text(call, "key_base64");
+                String algorithm = text(call, "algorithm");
+                // A worker's key comes from a KeyGenerator; javax.crypto refuses an empty one
+                // before any Connect code runs, so that is the harness's failure, not Connect's.
+                SecretKeySpec key = HarnessException.prepare(() ->
+                    new SecretKeySpec(Base64.getDecoder().decode(encoded), algorithm));
+                store.putSessionKey(new SessionKey(key, call.get("creation_timestamp").asLong()));
                 break;
             }
             case "putLoggerLevel":
                 store.putLoggerLevel(text(call, "namespace"), text(call, "level"));
                 break;
             default:
-                throw new IllegalArgumentException("unknown config write method " + method);
+                throw new HarnessException("unknown config write method " + method);
         }
     }
 }

@@ -175,8 +175,9 @@ final class OffsetsOracle extends TopicOracle {
             case "alterOffsets": {
                 ConnectorOffsets request = OracleJson.MAPPER.readValue(text(call, "body"), ConnectorOffsets.class);
                 if (request.offsets() == null || request.offsets().isEmpty()) {
-                    // ConnectorsResource.alterConnectorOffsets refuses this before the herder sees it.
-                    throw new IllegalArgumentException("Partitions / offsets need to be provided for an alter offsets request");
+                    // ConnectorsResource.alterConnectorOffsets refuses this before the herder
+                    // sees it; the oracle does not run that resource, so this is its own check.
+                    throw new HarnessException("Partitions / offsets need to be provided for an alter offsets request");
                 }
                 modify(text(call, "connector"), request.toMap());
                 break;
@@ -188,7 +189,7 @@ final class OffsetsOracle extends TopicOracle {
                 break;
             }
             default:
-                throw new IllegalArgumentException("unknown offsets write method " + method);
+                throw new HarnessException("unknown offsets write method " + method);
         }
     }
 

@@ -55,7 +55,8 @@ public final class OracleMain {
                 System.exit(OracleBench.main(args));
                 break;
             case "version":
-                System.out.println(kafkaVersion());
+                System.out.println("Kafka " + kafkaVersion() + " on Java " + System.getProperty("java.version")
+                    + " (" + System.getProperty("java.home") + ")");
                 break;
             case "-h":
             case "--help":

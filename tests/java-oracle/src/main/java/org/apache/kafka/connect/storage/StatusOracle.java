@@ -138,7 +138,8 @@ final class StatusOracle extends TopicOracle {
             case "put":
             case "putSafe": {
                 boolean safe = method.equals("putSafe");
-                AbstractStatus.State state = AbstractStatus.State.valueOf(text(call, "state"));
+                String stateName = text(call, "state");
+                AbstractStatus.State state = HarnessException.prepare(() -> AbstractStatus.State.valueOf(stateName));
                 String connector = text(call, "connector");
                 String trace = optionalText(call, "trace");
                 String worker = optionalText(call, "worker_id");
@@ -171,7 +172,7 @@ final class StatusOracle extends TopicOracle {
                 store.deleteTopic(text(call, "connector"), text(call, "topic"));
                 break;
             default:
-                throw new IllegalArgumentException("unknown status write method " + method);
+                throw new HarnessException("unknown status write method " + method);
         }
     }
 

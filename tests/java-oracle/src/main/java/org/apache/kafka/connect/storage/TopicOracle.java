@@ -81,6 +81,11 @@ abstract class TopicOracle {
         JsonNode error = OracleJson.NODES.nullNode();
         try {
             write(call);
+        } catch (HarnessException e) {
+            // The oracle's own code failed: not Connect's answer (the judge fails the case).
+            ObjectNode report = OracleJson.exception(e.getCause() == null ? e : e.getCause());
+            report.put("harness", true);
+            error = report;
         } catch (Exception e) {
             error = OracleJson.exception(e);
         }
@@ -116,7 +121,7 @@ abstract class TopicOracle {
     static String text(JsonNode call, String name) {
         JsonNode node = call.get(name);
         if (node == null || !node.isTextual()) {
-            throw new IllegalArgumentException("write call needs a string member \"" + name + "\": " + call);
+            throw new HarnessException("write call needs a string member \"" + name + "\": " + call);
         }
         return node.asText();
     }
