@@ -28,6 +28,80 @@ fn text() -> impl Strategy<Value = String> {
     ]
 }
 
+/// A write call, and the first of its sends (counted from 0 over the records it writes) that
+/// fail, with every later one, as a producer reports failed sends: the oracle fails them in
+/// Java's log, and the core's plan is run with the same sends failing ([`run_plan`]), so the
+/// plans' failure paths and their messages are judged too.
+#[derive(Debug, Clone)]
+pub struct Call<W> {
+    /// The write method and its arguments.
+    pub write: W,
+    /// The first send that fails, if one does.
+    pub fail_sends_from: Option<usize>,
+}
+
+impl<W: Clone + std::fmt::Debug + WriteMethod> Call<W> {
+    /// Adds failing sends to a tenth of the calls `write` generates, from send 0 up to
+    /// `last_first` (a store that sends in an order the two sides do not share fails them all).
+    fn of(write: impl Strategy<Value = W>, last_first: usize) -> impl Strategy<Value = Self> {
+        (write, proptest::option::weighted(0.1, 0..=last_first)).prop_map(
+            |(write, fail_sends_from)| Self {
+                write,
+                fail_sends_from,
+            },
+        )
+    }
+
+    /// The call in the oracle's protocol, with its failing sends.
+    pub fn call(&self) -> Value {
+        let mut call = self.write.call();
+        if let (Some(n), Value::Object(members)) = (self.fail_sends_from, &mut call) {
+            members.insert("fail_sends_from".into(), json!(n));
+        }
+        call
+    }
+}
+
+/// A write method in the oracle's protocol.
+pub trait WriteMethod {
+    /// The call (`{"method": ..., ...}`).
+    fn call(&self) -> Value;
+}
+
+/// Runs `plan` as Java's stores run their writes, with every send from `fail_sends_from` on
+/// failing: a produce step's records are all sent, then awaited (the config store's batched
+/// `sendPrivileged`, the status and offsets stores' callbacks), and a failed one ends the plan
+/// with the step's message. Returns the records written, the steps in the oracle's words
+/// (`send`, `send_failed`, `read_to_end`), and that message.
+fn run_plan(
+    plan: &WritePlan,
+    fail_sends_from: Option<usize>,
+) -> (Vec<ProducerRecord>, Vec<String>, Option<String>) {
+    let (mut written, mut steps, mut sent) = (Vec::new(), Vec::new(), 0usize);
+    for step in &plan.steps {
+        match &step.action {
+            StepAction::Produce { records, .. } => {
+                let mut failed = false;
+                for record in records {
+                    if fail_sends_from.is_some_and(|from| sent >= from) {
+                        steps.push("send_failed".to_string());
+                        failed = true;
+                    } else {
+                        steps.push("send".to_string());
+                        written.push(record.clone());
+                    }
+                    sent += 1;
+                }
+                if failed {
+                    return (written, steps, Some(step.error_message.to_string()));
+                }
+            }
+            StepAction::ReadToEnd => steps.push("read_to_end".to_string()),
+        }
+    }
+    (written, steps, None)
+}
+
 /// Properties as a Java `Map` holds them (no repeated names).
 fn properties() -> impl Strategy<Value = Vec<(String, Option<String>)>> {
     vec((text(), proptest::option::weighted(0.9, text())), 0..4).prop_map(|p| dedupe(&p))
@@ -64,8 +138,12 @@ pub enum ConfigWrite {
     PutLoggerLevel(String, String),
 }
 
-/// Any config write call.
-pub fn config_write() -> impl Strategy<Value = ConfigWrite> {
+/// Any config write call (a tenth with a failing send).
+pub fn config_write() -> impl Strategy<Value = Call<ConfigWrite>> {
+    Call::of(config_write_method(), 4)
+}
+
+fn config_write_method() -> impl Strategy<Value = ConfigWrite> {
     prop_oneof![
         (text(), properties(), proptest::option::of(target_state()))
             .prop_map(|(c, p, s)| ConfigWrite::PutConnectorConfig(c, p, s)),
@@ -99,9 +177,8 @@ fn props_iter(props: &[(String, Option<String>)]) -> impl Iterator<Item = (&str,
     props.iter().map(|(k, v)| (k.as_str(), v.as_deref()))
 }
 
-impl ConfigWrite {
-    /// The call in the oracle's protocol.
-    pub fn call(&self) -> Value {
+impl WriteMethod for ConfigWrite {
+    fn call(&self) -> Value {
         match self {
             Self::PutConnectorConfig(c, p, s) => json!({
                 "method": "putConnectorConfig", "connector": c, "properties": props_json(p),
@@ -133,7 +210,9 @@ impl ConfigWrite {
             }
         }
     }
+}
 
+impl ConfigWrite {
     /// The core's plan for the same call (or its refusal).
     pub fn plan(&self) -> Result<WritePlan, write::WriteError> {
         Ok(match self {
@@ -149,17 +228,6 @@ impl ConfigWrite {
             Self::PutLoggerLevel(n, l) => write::put_logger_level(n, l),
         })
     }
-}
-
-/// A plan's steps in the oracle's words: one `send` per record, `read_to_end`.
-fn plan_steps(plan: &WritePlan) -> Vec<String> {
-    plan.steps
-        .iter()
-        .flat_map(|step| match &step.action {
-            StepAction::Produce { records, .. } => vec!["send".to_string(); records.len()],
-            StepAction::ReadToEnd => vec!["read_to_end".to_string()],
-        })
-        .collect()
 }
 
 /// A produced record as the oracle reports it, placed by Java's default partitioner when the
@@ -193,7 +261,27 @@ fn differ(case: &Case, what: String) -> Difference {
 /// How the core's refusals read in Java's words, where they differ on purpose: `(the core's
 /// message starts with, Java's exception class, Java's message starts with)`. Every other
 /// refusal must carry Java's class's message exactly. Kept small: each row says why.
-const REFUSALS: &[(&str, &str, &str)] = &[];
+const REFUSALS: &[(&str, &str, &str)] = &[
+    // A failed flush: the writer hands the producer's exception to the flush's callback, and
+    // the worker logs "Failed to flush offsets to storage" (WorkerSourceTask), the message the
+    // core's plan carries.
+    (
+        engine::offsets::FLUSH_ERROR,
+        "org.apache.kafka.common.KafkaException",
+        ORACLE_SEND_FAILURE,
+    ),
+    // A failed alter or reset: `Worker.modifySourceConnectorOffsets` wraps the producer's
+    // exception as "Failed to modify offsets for source connector C" (the core's message); the
+    // oracle drives the writer without that callback, so Java's answer is the exception itself.
+    (
+        "Failed to modify offsets for source connector ",
+        "org.apache.kafka.common.KafkaException",
+        ORACLE_SEND_FAILURE,
+    ),
+];
+
+/// The message of the sends the oracle fails on request (`CapturingLog.failSendsFrom`).
+const ORACLE_SEND_FAILURE: &str = "the oracle failed this send on request";
 
 /// Whether Java's exception and the core's refusal of one write call say the same thing.
 fn refusals_agree(java: &JavaException, ours: &str) -> bool {
@@ -230,18 +318,19 @@ fn compare_write(
     }
     match (&java.error, refused) {
         (None, None) => {}
-        (Some(e), Some(r)) if java.records.is_empty() && ours.is_empty() => {
+        (Some(e), Some(r)) => {
             if refusals_agree(e, &r) {
-                return Ok(false);
-            }
-            return Err(differ(
-                case,
-                format!(
+                // The records each wrote before its failure, and the steps, are compared below.
+            } else {
+                return Err(differ(
+                    case,
+                    format!(
                     "write {call}: both refused, with other reasons\n  Java: {}: {}\n  core: {r}",
                     e.class,
                     e.message.as_deref().unwrap_or("")
                 ),
-            ));
+                ));
+            }
         }
         (e, r) => {
             return Err(differ(
@@ -308,10 +397,10 @@ fn holds_double(record: &WrittenRecord) -> bool {
 pub fn judge_config_writes(
     oracle: &mut Oracle,
     base: &Case,
-    writes: &[ConfigWrite],
+    writes: &[Call<ConfigWrite>],
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
     let mut case = base.clone();
-    case.writes = writes.iter().map(ConfigWrite::call).collect();
+    case.writes = writes.iter().map(Call::call).collect();
     check_redeliveries(&case, &ours(&case))?;
     let java_case = crate::differential::java_case(&case);
     let java = oracle.run(&java_case);
@@ -327,7 +416,7 @@ pub fn judge_config_writes(
 fn config_writes_agree(
     case: &Case,
     java_case: &Case,
-    writes: &[ConfigWrite],
+    writes: &[Call<ConfigWrite>],
     java: &crate::oracle::JavaAnswer,
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
     let mut log_records = java_case.records.clone();
@@ -335,17 +424,19 @@ fn config_writes_agree(
     for (i, w) in writes.iter().enumerate() {
         let call = &case.writes[i];
         let java_write = &java.writes[i];
-        match w.plan() {
+        match w.write.plan() {
             Ok(plan) => {
-                let records: Vec<WrittenRecord> = plan.records().map(|r| written(r, 1)).collect();
-                let steps = plan_steps(&plan);
+                // The config store sends a step's records, then awaits them: a failed one ends
+                // the write with the step's message (Java's `ConnectException`).
+                let (sent, steps, failed) = run_plan(&plan, w.fail_sends_from);
+                let records: Vec<WrittenRecord> = sent.iter().map(|r| written(r, 1)).collect();
                 let excused = compare_write(
                     case,
                     call,
                     java_write,
                     &records,
                     Some(&steps),
-                    None,
+                    failed,
                     java.java_major,
                 )?;
                 old_java |= excused;
@@ -419,8 +510,13 @@ fn status_state() -> impl Strategy<Value = StatusState> {
     proptest::sample::select(&StatusState::ALL[..])
 }
 
-/// Any status write call, for the connectors and workers of the generated status logs.
-pub fn status_write() -> impl Strategy<Value = StatusWrite> {
+/// Any status write call, for the connectors and workers of the generated status logs (a
+/// tenth with a failing send).
+pub fn status_write() -> impl Strategy<Value = Call<StatusWrite>> {
+    Call::of(status_write_method(), 0)
+}
+
+fn status_write_method() -> impl Strategy<Value = StatusWrite> {
     let connector = proptest::sample::select(&["a", "b", "a-1", "ü"][..]).prop_map(String::from);
     let worker = proptest::sample::select(&["w1:8083", "w2:8083"][..]).prop_map(String::from);
     prop_oneof![
@@ -448,9 +544,8 @@ pub fn status_write() -> impl Strategy<Value = StatusWrite> {
     ]
 }
 
-impl StatusWrite {
-    /// The call in the oracle's protocol.
-    pub fn call(&self) -> Value {
+impl WriteMethod for StatusWrite {
+    fn call(&self) -> Value {
         match self {
             Self::Put(u, safe) => json!({
                 "method": if *safe { "putSafe" } else { "put" }, "connector": u.connector,
@@ -471,12 +566,12 @@ impl StatusWrite {
 pub fn judge_status_writes(
     oracle: &mut Oracle,
     base: &Case,
-    writes: &[StatusWrite],
+    writes: &[Call<StatusWrite>],
     partitions: i32,
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
     let mut case = base.clone();
     case.partitions = Some(partitions);
-    case.writes = writes.iter().map(StatusWrite::call).collect();
+    case.writes = writes.iter().map(Call::call).collect();
     check_redeliveries(&case, &ours(&case))?;
     let java_case = crate::differential::java_case(&case);
     let java = oracle.run(&java_case);
@@ -486,7 +581,7 @@ pub fn judge_status_writes(
 fn status_writes_agree(
     case: &Case,
     java_case: &Case,
-    writes: &[StatusWrite],
+    writes: &[Call<StatusWrite>],
     partitions: i32,
     java: &crate::oracle::JavaAnswer,
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
@@ -498,7 +593,8 @@ fn status_writes_agree(
         feed(&mut log, r);
     }
     log.mark_caught_up();
-    for (i, w) in writes.iter().enumerate() {
+    for (i, call) in writes.iter().enumerate() {
+        let w = &call.write;
         // Item 9: `putSafe` over a cached status without a worker id is Java's
         // NullPointerException (nothing written); the core lets the generations decide.
         if let StatusWrite::Put(update, true) = w {
@@ -522,21 +618,29 @@ fn status_writes_agree(
                 continue;
             }
         }
-        let records: Vec<WrittenRecord> = match w {
+        let plan = match w {
             StatusWrite::Put(update, safe) => log
                 .prepare_put(update.clone(), *safe)
-                .map(|pending| written(pending.record(), partitions))
-                .into_iter()
-                .collect(),
-            StatusWrite::PutTopic(t) => vec![written(&topic_status_record(t), partitions)],
-            StatusWrite::DeleteTopic(c, t) => vec![written(&topic_tombstone(c, t), partitions)],
+                .map(|pending| pending.plan()),
+            StatusWrite::PutTopic(t) => Some(status_plan(topic_status_record(t))),
+            StatusWrite::DeleteTopic(c, t) => Some(status_plan(topic_tombstone(c, t))),
         };
+        // The status store sends without waiting; a failed send is logged ("Failed to write
+        // status update") and dropped: nothing is written and the call does not throw.
+        let (sent, steps) = match &plan {
+            Some(plan) => {
+                let (sent, steps, _dropped) = run_plan(plan, call.fail_sends_from);
+                (sent, steps)
+            }
+            None => (Vec::new(), Vec::new()),
+        };
+        let records: Vec<WrittenRecord> = sent.iter().map(|r| written(r, partitions)).collect();
         compare_write(
             &case,
             &case.writes[i],
             &java.writes[i],
             &records,
-            None,
+            Some(&steps),
             None,
             java.java_major,
         )?;
@@ -555,6 +659,15 @@ fn status_writes_agree(
         applied.extend(more);
         applied
     })
+}
+
+/// A status store's write of one record (topic statuses are sent as statuses are).
+fn status_plan(record: ProducerRecord) -> WritePlan {
+    WritePlan::single(
+        vec![record],
+        false,
+        engine::status::write::STATUS_WRITE_ERROR,
+    )
 }
 
 fn feed<M: TopicMachine>(machine: &mut M, r: &CaseRecord) {
@@ -658,8 +771,14 @@ fn members() -> impl Strategy<Value = Members> {
     )
 }
 
-/// Any offsets write call for the connectors of the generated offsets logs.
-pub fn offsets_write() -> impl Strategy<Value = OffsetsWrite> {
+/// Any offsets write call for the connectors of the generated offsets logs (a tenth with a
+/// failing send).
+pub fn offsets_write() -> impl Strategy<Value = Call<OffsetsWrite>> {
+    // Java sends a flush's records in its HashMap's order: only "all of them fail" is shared.
+    Call::of(offsets_write_method(), 0)
+}
+
+fn offsets_write_method() -> impl Strategy<Value = OffsetsWrite> {
     let connector = proptest::sample::select(&["a", "b", ""][..]).prop_map(String::from);
     let entries = || {
         vec(
@@ -707,9 +826,8 @@ fn request_body(entries: &[(Option<RawMembers>, Option<RawMembers>)]) -> String 
     format!("{{\"offsets\":[{}]}}", items.join(","))
 }
 
-impl OffsetsWrite {
-    /// The call in the oracle's protocol.
-    pub fn call(&self) -> Value {
+impl WriteMethod for OffsetsWrite {
+    fn call(&self) -> Value {
         let entries = |e: &[(Members, Option<Members>)]| -> Value {
             e.iter()
                 .map(|(p, o)| json!({"partition": members_json(p), "offset": o.as_ref().map(members_json)}))
@@ -765,12 +883,12 @@ fn ordered(m: &Members) -> OrderedMap {
     OrderedMap::new(dedupe(m).iter().map(|(k, v)| (k.clone(), java_value(v))))
 }
 
-/// The records the core's side writes for one offsets call, or why it refuses.
-fn offsets_records(
+/// The core's plan for one offsets call, or why it refuses.
+fn offsets_plan(
     snapshot: &engine::offsets::OffsetSnapshot,
     write: &OffsetsWrite,
     partitions: i32,
-) -> Result<Vec<ProducerRecord>, String> {
+) -> Result<WritePlan, String> {
     let entries = |e: &[(Members, Option<Members>)]| -> Vec<(OrderedMap, Option<OrderedMap>)> {
         e.iter()
             .map(|(p, o)| (ordered(p), o.as_ref().map(ordered)))
@@ -783,20 +901,20 @@ fn offsets_records(
                 writer.offset(p, o);
             }
             if !writer.begin_flush().map_err(|e| e.to_string())? {
-                return Ok(Vec::new());
+                return Ok(WritePlan { steps: Vec::new() });
             }
             writer
                 .do_flush()
-                .map(|batch| batch.records)
+                .map(|batch| batch.plan())
                 .map_err(|e| e.to_string())
         }
         // The body goes through the CLI's own reader, so the oracle judges `offsets import`.
         OffsetsWrite::Alter(c, e) => {
             let entries = connect_state_ops::offsets_file::parse_offsets_file(&request_body(e))?;
-            kip875::alter_records(snapshot, c, &entries, partitions).map_err(|e| e.to_string())
+            kip875::alter_plan(snapshot, c, &entries, partitions).map_err(|e| e.to_string())
         }
         OffsetsWrite::Reset(c) => {
-            kip875::reset_records(snapshot, c, partitions).map_err(|e| e.to_string())
+            kip875::reset_plan(snapshot, c, partitions).map_err(|e| e.to_string())
         }
     }
 }
@@ -808,12 +926,12 @@ fn offsets_records(
 pub fn judge_offsets_writes(
     oracle: &mut Oracle,
     base: &Case,
-    writes: &[OffsetsWrite],
+    writes: &[Call<OffsetsWrite>],
     partitions: i32,
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
     let mut case = base.clone();
     case.partitions = Some(partitions);
-    case.writes = writes.iter().map(OffsetsWrite::call).collect();
+    case.writes = writes.iter().map(Call::call).collect();
     check_redeliveries(&case, &ours(&case))?;
     let java_case = crate::differential::java_case(&case);
     let java = oracle.run(&java_case);
@@ -823,7 +941,7 @@ pub fn judge_offsets_writes(
 fn offsets_writes_agree(
     case: &Case,
     java_case: &Case,
-    writes: &[OffsetsWrite],
+    writes: &[Call<OffsetsWrite>],
     partitions: i32,
     java: &crate::oracle::JavaAnswer,
 ) -> Result<std::collections::BTreeSet<Deliberate>, Difference> {
@@ -836,11 +954,12 @@ fn offsets_writes_agree(
         feed(&mut log, r);
     }
     log.mark_caught_up();
-    for (i, w) in writes.iter().enumerate() {
+    for (i, call) in writes.iter().enumerate() {
         let snapshot = log.snapshot();
-        let (records, refused) = match offsets_records(&snapshot, w, partitions) {
-            Ok(records) => (records, None),
-            Err(e) => (Vec::new(), Some(e)),
+        // The offsets store sends the whole flush, then reports a failure to its callback.
+        let (records, steps, refused) = match offsets_plan(&snapshot, &call.write, partitions) {
+            Ok(plan) => run_plan(&plan, call.fail_sends_from),
+            Err(e) => (Vec::new(), Vec::new(), Some(e)),
         };
         let mut ours_written: Vec<WrittenRecord> =
             records.iter().map(|r| written(r, partitions)).collect();
@@ -872,7 +991,7 @@ fn offsets_writes_agree(
             &case.writes[i],
             &java_write,
             &ours_written,
-            None,
+            Some(&steps),
             refused,
             java.java_major,
         )?;

@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  * A {@link KafkaBasedLog} without Kafka: it never starts clients. What a store sends is captured
  * (key and value bytes as the store's serializer makes them, and the partition Kafka's default
  * partitioner picks), and the next {@code readToEnd} hands the captured records back to the
- * store's own consume callback, the way a worker reads its writes back. Every send succeeds.
+ * store's own consume callback, the way a worker reads its writes back. Every send succeeds
+ * unless a write call asks for one to fail ({@link #failSendAt}).
  *
  * @param <K> the store's key type ({@code String} for config and status, {@code byte[]} for offsets)
  */
@@ -39,6 +40,8 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
     /** What the store asked of its log, in order: "send" or "read_to_end". */
     private final List<String> steps = new ArrayList<>();
     private Consumer<OracleRecord> reader = r -> { };
+    private int sends;
+    private int failFrom = -1;
 
     CapturingLog(String topic, int partitions, Serializer<K> keySerializer) {
         super(topic, new HashMap<>(), new HashMap<>(), () -> null, (error, record) -> { }, Time.SYSTEM, null);
@@ -68,7 +71,17 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
     List<String> takeSteps() {
         List<String> out = new ArrayList<>(steps);
         steps.clear();
+        sends = 0;
         return out;
+    }
+
+    /**
+     * Fails every send from this index on (from 0, counted from the last {@link #takeSteps()}),
+     * as a producer reports a failed send: the future fails and the callback gets the
+     * exception; the record is not written. {@code -1}: every send succeeds.
+     */
+    void failSendsFrom(int index) {
+        failFrom = index;
     }
 
     /** Hands every record sent but not yet read to the reader. */
@@ -105,6 +118,15 @@ final class CapturingLog<K> extends KafkaBasedLog<K, byte[]> {
 
     @Override
     public Future<RecordMetadata> sendWithReceipt(K key, byte[] value, org.apache.kafka.clients.producer.Callback callback) {
+        if (failFrom >= 0 && sends++ >= failFrom) {
+            steps.add("send_failed");
+            org.apache.kafka.common.KafkaException failure =
+                new org.apache.kafka.common.KafkaException("the oracle failed this send on request");
+            if (callback != null) {
+                callback.onCompletion(null, failure);
+            }
+            return CompletableFuture.failedFuture(failure);
+        }
         byte[] keyBytes = key == null ? null : keySerializer.serialize(topic, key);
         int partition = keyBytes == null ? 0 : BuiltInPartitioner.partitionForKey(keyBytes, partitions);
         long offset = nextOffsets.getOrDefault(partition, 0L);

@@ -204,11 +204,22 @@ final class OffsetsOracle extends TopicOracle {
         flush(writer);
     }
 
+    /**
+     * Flushes and waits; a failed flush throws the exception the writer's callback got (the
+     * producer's), not the future's wrapper.
+     */
     private static void flush(OffsetStorageWriter writer) throws Exception {
         if (writer.beginFlush()) {
             FutureCallback<Void> done = new FutureCallback<>();
             writer.doFlush(done);
-            done.get(10, TimeUnit.SECONDS);
+            try {
+                done.get(10, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof Exception) {
+                    throw (Exception) e.getCause();
+                }
+                throw e;
+            }
         }
     }
 

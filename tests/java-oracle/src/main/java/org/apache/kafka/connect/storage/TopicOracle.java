@@ -78,6 +78,7 @@ abstract class TopicOracle {
     final ObjectNode runWrite(JsonNode call) {
         ObjectNode result = OracleJson.NODES.objectNode();
         log().takeSteps();
+        log().failSendsFrom(call.path("fail_sends_from").asInt(-1));
         JsonNode error = OracleJson.NODES.nullNode();
         try {
             write(call);
@@ -91,6 +92,7 @@ abstract class TopicOracle {
         }
         ArrayNode steps = result.putArray("steps");
         log().takeSteps().forEach(steps::add);
+        log().failSendsFrom(-1);
         ArrayNode records = result.putArray("records");
         for (CapturingLog.Sent sent : log().takeSent()) {
             ObjectNode r = records.addObject();
