@@ -567,25 +567,56 @@ const MEMBER_VALUES: &[&str] = &[
     "\"\\ud83d\\ude00\"",
 ];
 
-/// A source partition as JSON text: members from `f`, `g`, `h` (in any order, some twice),
+/// Member names of generated partitions and offsets. Some land in Java's `HashMap` buckets
+/// in alphabetical order (`f`, `g`, `h`), others do not (`filename`, `kafka_topic`, `server`,
+/// non-ASCII names), `Aa` and `BB` have the same `String.hashCode`, and `\u0066` is `f`
+/// spelled as an escape.
+const MEMBER_NAMES: &[&str] = &[
+    "f",
+    "g",
+    "h",
+    "\\u0066",
+    "filename",
+    "kafka_topic",
+    "server",
+    "é",
+    "ü",
+    "Aa",
+    "BB",
+    "x",
+    "pos",
+];
+
+/// Members of a generated map: a few of [`MEMBER_NAMES`] (some twice), or 13 to 24 distinct
+/// ones, enough to make Java's `HashMap` resize (its table grows past 12 entries).
+fn members_of(
+    values: &'static [&'static str],
+) -> impl Strategy<Value = Vec<(String, &'static str)>> {
+    let few = vec((one_of(MEMBER_NAMES), one_of(values)), 0..4).prop_map(|m| {
+        m.into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect::<Vec<_>>()
+    });
+    let many = (13usize..25, vec(one_of(values), 25)).prop_map(|(n, values)| {
+        (0..n)
+            .map(|i| (format!("member_{i:02}"), values[i]))
+            .collect::<Vec<_>>()
+    });
+    prop_oneof![9 => few, 1 => many]
+}
+
+/// A source partition as JSON text: members of [`members_of`] (in any order, some twice),
 /// with or without spaces.
 fn partition_text() -> impl Strategy<Value = String> {
-    (
-        vec(
-            (one_of(&["f", "g", "h", "\\u0066"]), one_of(MEMBER_VALUES)),
-            0..4,
-        ),
-        any::<bool>(),
-    )
-        .prop_map(|(members, spaced)| {
-            let sep = if spaced { ", " } else { "," };
-            let colon = if spaced { ": " } else { ":" };
-            let parts: Vec<String> = members
-                .iter()
-                .map(|(name, value)| format!("\"{name}\"{colon}{value}"))
-                .collect();
-            format!("{{{}}}", parts.join(sep))
-        })
+    (members_of(MEMBER_VALUES), any::<bool>()).prop_map(|(members, spaced)| {
+        let sep = if spaced { ", " } else { "," };
+        let colon = if spaced { ": " } else { ":" };
+        let parts: Vec<String> = members
+            .iter()
+            .map(|(name, value)| format!("\"{name}\"{colon}{value}"))
+            .collect();
+        format!("{{{}}}", parts.join(sep))
+    })
 }
 
 /// An offsets-topic key: `[connector, partition]` in several spellings, or another shape.
@@ -617,6 +648,14 @@ fn offsets_value() -> impl Strategy<Value = Option<Vec<u8>>> {
                 };
                 Some(text.into_bytes())
             }),
+        // Offsets with member names whose HashMap order is not sorted order, and big maps.
+        3 => members_of(MEMBER_VALUES).prop_map(|members| {
+            let parts: Vec<String> = members
+                .iter()
+                .map(|(name, value)| format!("\"{name}\":{value}"))
+                .collect();
+            Some(format!("{{{}}}", parts.join(",")).into_bytes())
+        }),
         3 => Just(None),
         2 => one_of(&[
             "", "null", "5", "\"x\"", "[]", "{}", "not json", "{\"a\":{\"b\":1}}",

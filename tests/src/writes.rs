@@ -751,24 +751,44 @@ fn raw_value() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Member names of written partitions and offsets: some in Java's `HashMap` buckets in
+/// alphabetical order, some not, two with the same `String.hashCode` (`Aa`, `BB`).
+const MEMBER_NAMES: &[&str] = &[
+    "f",
+    "g",
+    "h",
+    "filename",
+    "é",
+    "kafka_topic",
+    "server",
+    "ü",
+    "Aa",
+    "BB",
+];
+
+/// A few members, or 13 to 24 (Java's `HashMap` resizes past 12).
+fn members_with<V: Clone + std::fmt::Debug + 'static>(
+    value: impl Strategy<Value = V> + 'static,
+) -> impl Strategy<Value = Vec<(String, V)>> {
+    let value = value.boxed();
+    let name = proptest::sample::select(MEMBER_NAMES).prop_map(String::from);
+    let few = vec((name, value.clone()), 0..4);
+    let many = vec(value, 13..25).prop_map(|values| {
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| (format!("member_{i:02}"), v))
+            .collect::<Vec<_>>()
+    });
+    prop_oneof![9 => few, 1 => many]
+}
+
 fn raw_members() -> impl Strategy<Value = RawMembers> {
-    vec(
-        (
-            proptest::sample::select(&["f", "g", "h", "filename", "é"][..]).prop_map(String::from),
-            raw_value(),
-        ),
-        0..4,
-    )
+    members_with(raw_value())
 }
 
 fn members() -> impl Strategy<Value = Members> {
-    vec(
-        (
-            proptest::sample::select(&["f", "g", "h", "filename", "é"][..]).prop_map(String::from),
-            member_value(),
-        ),
-        0..4,
-    )
+    members_with(member_value())
 }
 
 /// Any offsets write call for the connectors of the generated offsets logs (a tenth with a

@@ -69,9 +69,19 @@ fn listing(
         .offsets(connector, partitions)
         .offsets
         .into_iter()
-        .map(|(partition, offset)| ConnectorOffset {
-            partition,
-            offset: offset.map(|o| OrderedMap::java_hash_map(&o, &[])),
+        .map(|(partition, offset)| {
+            // Java's converter fills the offset's `HashMap` in the stored text's member order,
+            // which decides the order of names that share a bucket (found by the oracle).
+            let names = offset_key(connector, Some(&partition))
+                .ok()
+                .and_then(|key| offsets.get(Some(&key)))
+                .and_then(|stored| super::partition_key::top_level_member_names(stored.value()))
+                .unwrap_or_default();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            ConnectorOffset {
+                offset: offset.map(|o| OrderedMap::java_hash_map(&o, &names)),
+                partition,
+            }
         })
         .collect();
     entries.sort_by_key(|e| e.partition.to_object());

@@ -116,6 +116,22 @@ fn second_element_member_names(bytes: &[u8]) -> Option<Vec<String>> {
     scan.expect(b'[')?;
     scan.skip_value()?;
     scan.expect(b',')?;
+    object_member_names(scan)
+}
+
+/// The member names of a top-level JSON object (a stored offset), in document order, first
+/// occurrences only: the order Java's converter puts them into its `HashMap` in. Called only on
+/// values the JSON reader accepted; any surprise gives `None`.
+pub(crate) fn top_level_member_names(bytes: &[u8]) -> Option<Vec<String>> {
+    let mut scan = Scanner { bytes, pos: 0 };
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        scan.pos = 3;
+    }
+    object_member_names(scan)
+}
+
+/// The member names of the object starting at the scanner (after white space).
+fn object_member_names(mut scan: Scanner<'_>) -> Option<Vec<String>> {
     scan.expect(b'{')?;
     let mut names: Vec<String> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -126,7 +142,8 @@ fn second_element_member_names(bytes: &[u8]) -> Option<Vec<String>> {
         }
         let start = scan.pos;
         scan.skip_string()?;
-        let Ok(Some(JsonValue::String(name))) = json::parse(bytes.get(start..scan.pos)?) else {
+        let Ok(Some(JsonValue::String(name))) = json::parse(scan.bytes.get(start..scan.pos)?)
+        else {
             return None;
         };
         if seen.insert(name.clone()) {
