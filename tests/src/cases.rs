@@ -533,15 +533,16 @@ fn status_case_placed(at_the_end: BoxedStrategy<bool>) -> impl Strategy<Value = 
         proptest::option::weighted(0.3, 0.0..1.0f64),
         redeliveries(),
         at_the_end,
+        proptest::option::weighted(0.5, 0.0..1.0f64),
     )
-        .prop_map(|(records, horizon, again, at_the_end)| {
+        .prop_map(|(records, horizon, again, at_the_end, live_at)| {
             finish(
                 Topic::Status,
                 spread(records),
                 horizon,
                 again,
                 at_the_end,
-                None,
+                live_at,
             )
         })
 }
@@ -687,15 +688,16 @@ fn offsets_case_placed(at_the_end: BoxedStrategy<bool>) -> impl Strategy<Value =
         proptest::option::weighted(0.3, 0.0..1.0f64),
         redeliveries(),
         at_the_end,
+        proptest::option::weighted(0.5, 0.0..1.0f64),
     )
-        .prop_map(|(records, horizon, again, at_the_end)| {
+        .prop_map(|(records, horizon, again, at_the_end, live_at)| {
             finish(
                 Topic::Offsets,
                 spread(records),
                 horizon,
                 again,
                 at_the_end,
-                None,
+                live_at,
             )
         })
 }

@@ -89,8 +89,26 @@ pub struct Ours {
     pub snapshot: Json,
     /// Events (config only: status and offsets events have no Java counterpart, item 10).
     pub events: Vec<Json>,
+    /// Status and offsets with a start-up boundary: the snapshot after each record read after
+    /// it (as the oracle's `trace`).
+    pub trace: Vec<Json>,
     /// One outcome per record.
     pub outcomes: Vec<Outcome>,
+}
+
+impl Ours {
+    /// The trace's states after the records a consumer hands over ([`consumer_view`]): the
+    /// core's state after a redelivery it dropped has no counterpart in Java's trace.
+    fn trace_of_handed_over<'a>(&'a self, case: &Case) -> impl Iterator<Item = &'a Json> + 'a {
+        let (_, redelivered) = consumer_view(&case.records);
+        // The trace has one state per record from the first one read live.
+        let first_live = self.outcomes.len() - self.trace.len();
+        self.trace
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !redelivered.contains(&(first_live + i)))
+            .map(|(_, state)| state)
+    }
 }
 
 /// How a skip relates to Java.
@@ -137,8 +155,8 @@ impl SkipFacts for OffsetsSkip {
 }
 
 /// Feeds a case to a fresh machine, marking it caught up at `live_from`, as the oracle starts
-/// its store there.
-fn feed<M>(case: &Case) -> (M, Vec<M::Event>, Vec<Outcome>)
+/// its store there; `observe` sees the machine after each record read after that.
+fn feed<M>(case: &Case, mut observe: impl FnMut(&M)) -> (M, Vec<M::Event>, Vec<Outcome>)
 where
     M: TopicMachine + Default,
     M::Skip: SkipFacts,
@@ -146,8 +164,13 @@ where
     let mut machine = M::default();
     let mut events = Vec::new();
     let mut outcomes = Vec::new();
-    for r in &case.records {
-        if !machine.is_caught_up() && case.live_from.is_some_and(|from| r.offset >= from) {
+    // As the oracle: started at the first record handed over at or after `live_from`.
+    let (_, redelivered) = consumer_view(&case.records);
+    for (i, r) in case.records.iter().enumerate() {
+        if !machine.is_caught_up()
+            && !redelivered.contains(&i)
+            && case.live_from.is_some_and(|from| r.offset >= from)
+        {
             machine.mark_caught_up();
         }
         let outcome = machine
@@ -160,6 +183,9 @@ where
             })
             .unwrap_or_else(|e| panic!("the core refused a generated record: {e}"));
         events.extend(core::iter::from_fn(|| machine.poll_event()));
+        if machine.is_caught_up() {
+            observe(&machine);
+        }
         let skip = match &outcome {
             RecordOutcome::Applied => None,
             RecordOutcome::Skipped(s) => Some(s),
@@ -180,26 +206,35 @@ where
 pub fn ours(case: &Case) -> Ours {
     match case.topic {
         Topic::Config => {
-            let (log, events, outcomes) = feed::<ConfigLog>(case);
+            let (log, events, outcomes) = feed::<ConfigLog>(case, |_| {});
             Ours {
                 snapshot: Json::of(&SnapshotJson(&log.snapshot())),
                 events: events.iter().map(|e| Json::of(&EventJson(e))).collect(),
+                trace: Vec::new(),
                 outcomes,
             }
         }
         Topic::Status => {
-            let (log, _, outcomes) = feed::<StatusLog>(case);
+            let mut trace = Vec::new();
+            let (log, _, outcomes) = feed::<StatusLog>(case, |log| {
+                trace.push(Json::of(&StatusSnapshotJson(&log.snapshot())));
+            });
             Ours {
                 snapshot: Json::of(&StatusSnapshotJson(&log.snapshot())),
                 events: Vec::new(),
+                trace,
                 outcomes,
             }
         }
         Topic::Offsets => {
-            let (log, _, outcomes) = feed::<OffsetLog>(case);
+            let mut trace = Vec::new();
+            let (log, _, outcomes) = feed::<OffsetLog>(case, |log| {
+                trace.push(Json::of(&OffsetSnapshotJson(&log.snapshot())));
+            });
             Ours {
                 snapshot: Json::of(&OffsetSnapshotJson(&log.snapshot())),
                 events: Vec::new(),
+                trace,
                 outcomes,
             }
         }
@@ -425,6 +460,26 @@ pub fn compare(
         return Err(differ(describe_snapshot_difference(
             &java_snapshot,
             &ours.snapshot,
+        )));
+    }
+    // Live status and offsets: the state after each record read after start-up. A redelivery
+    // is not handed to Java, so it leaves no state of its own in Java's trace.
+    let our_trace: Vec<&Json> = ours.trace_of_handed_over(case).collect();
+    let java_trace: Vec<&Json> = java.trace.iter().collect();
+    if case.topic != Topic::Config && java_trace != our_trace {
+        let at = java_trace
+            .iter()
+            .zip(&our_trace)
+            .position(|(j, o)| j != o)
+            .unwrap_or(java_trace.len().min(our_trace.len()));
+        return Err(differ(format!(
+            "the live state after live record {at} ({} states in Java, {} in the core)\n{}",
+            java_trace.len(),
+            our_trace.len(),
+            match (java_trace.get(at), our_trace.get(at)) {
+                (Some(j), Some(o)) => describe_snapshot_difference(j, o),
+                _ => String::new(),
+            }
         )));
     }
     if case.topic == Topic::Config && java.events != ours.events {

@@ -234,6 +234,9 @@ pub struct JavaAnswer {
     pub snapshot: Json,
     /// Listener callbacks (config only), in order.
     pub events: Vec<Json>,
+    /// Status and offsets with a start-up boundary: the state after each record read after
+    /// it (those stores have no listener; their accessors are what a worker sees live).
+    pub trace: Vec<Json>,
     /// Exceptions, in order.
     pub exceptions: Vec<JavaException>,
     /// One entry per write call.
@@ -426,6 +429,10 @@ impl Oracle {
         JavaAnswer {
             snapshot: member("snapshot"),
             events: match member("events") {
+                Json::Array(items) => items,
+                _ => Vec::new(),
+            },
+            trace: match member("trace") {
                 Json::Array(items) => items,
                 _ => Vec::new(),
             },

@@ -463,9 +463,13 @@ fn config_writes_agree(
         .live_from
         .or_else(|| log_records.get(java_case.records.len()).map(|r| r.offset));
     after.records = log_records;
-    let ours = ours(&after);
+    let mut ours = ours(&after);
     let mut java_after = java.clone();
     java_after.writes.clear();
+    // The live states of the records before the writes are the read judges' (Java traces
+    // only those); here the final state is judged.
+    ours.trace.clear();
+    java_after.trace.clear();
     compare(&after, &java_after, &ours).map(|mut applied| {
         if old_java {
             applied.insert(Deliberate::OldJavaDoubles);
@@ -652,9 +656,13 @@ fn status_writes_agree(
     }
     let mut after = java_case.clone();
     after.records = log_records;
-    let ours = ours(&after);
+    let mut ours = ours(&after);
     let mut java_after = java.clone();
     java_after.writes.clear();
+    // The live states of the records before the writes are the read judges' (Java traces
+    // only those); here the final state is judged.
+    ours.trace.clear();
+    java_after.trace.clear();
     compare(&after, &java_after, &ours).map(|more| {
         applied.extend(more);
         applied
@@ -1034,6 +1042,8 @@ fn offsets_writes_agree(
     let mut ours = ours(&after);
     let mut java_after = java.clone();
     java_after.writes.clear();
+    ours.trace.clear();
+    java_after.trace.clear();
     // Java read its records back where murmur2 put them; the contract's `entries` show the
     // partition of each key's latest record, which differs exactly where item 11 routed ours.
     for snapshot in [&mut ours.snapshot, &mut java_after.snapshot] {

@@ -149,12 +149,19 @@ public final class OracleMain {
         Long liveFrom = request.hasNonNull("live_from") ? request.get("live_from").asLong() : null;
         TopicOracle oracle = oracle(topic, partitions);
         OracleJson.takeLoneSurrogates();
+        // Status and offsets stores have no listener: what they expose while records arrive
+        // is their state, taken after each live record.
+        boolean traced = liveFrom != null && !topic.equals("config");
+        ArrayNode trace = OracleJson.NODES.arrayNode();
         try {
             for (OracleRecord r : records) {
                 if (liveFrom != null && r.offset() >= liveFrom) {
                     oracle.start();
                 }
                 oracle.read(r);
+                if (traced && oracle.started()) {
+                    trace.add(oracle.snapshot());
+                }
             }
             oracle.start();
             ArrayNode writes = OracleJson.NODES.arrayNode();
@@ -164,6 +171,7 @@ public final class OracleMain {
             ObjectNode answer = OracleJson.NODES.objectNode();
             answer.set("snapshot", oracle.snapshot());
             answer.set("events", oracle.events);
+            answer.set("trace", trace);
             answer.set("exceptions", oracle.exceptions());
             answer.set("writes", writes);
             answer.put("lone_surrogates", OracleJson.takeLoneSurrogates());
