@@ -273,3 +273,85 @@ fn javas_reading_of_zero_overflow_and_underflow_is_pinned() {
     }
     assert_eq!(java.snapshot, ours(&case).snapshot);
 }
+
+/// Issue 23 item 8: Jackson's default read limits (nesting depth 1000, numbers of 1000
+/// digits, strings of 20,000,000 characters, member names of 50,000), which Kafka 4.4.0's
+/// converter reads under. A value exactly at each limit and one just past it, in each topic's
+/// values (and the offsets topic's keys), read by both: the core must agree with Java on every
+/// one (applied or refused, and the state).
+#[test]
+fn jacksons_read_limits_are_met_exactly_in_every_topic() {
+    let Some(mut oracle) = oracle() else { return };
+    // A JSON value for `member` that reaches `limit` (`over`: one past it), with `depth` levels
+    // of nesting around it in the record.
+    let hostile = |kind: &str, over: bool, depth: usize| -> String {
+        let n = usize::from(over);
+        match kind {
+            "depth" => {
+                let levels = 1000 - depth + n;
+                format!("{}1{}", "[".repeat(levels), "]".repeat(levels))
+            }
+            "number" => "7".repeat(1000 + n),
+            "string" => format!("\"{}\"", "s".repeat(20_000_000 + n)),
+            _ => unreachable!(),
+        }
+    };
+    let name = |over: bool| "n".repeat(50_000 + usize::from(over));
+    let mut failures = Vec::new();
+    for over in [false, true] {
+        for kind in ["depth", "number", "string", "name"] {
+            let value = |depth: usize| match kind {
+                "name" => "1".to_string(),
+                _ => hostile(kind, over, depth),
+            };
+            let member = |fallback: &str| match kind {
+                "name" => name(over),
+                _ => fallback.to_string(),
+            };
+            let cases = [
+                (
+                    Topic::Config,
+                    "connector-c".to_string(),
+                    // The value sits two levels deep: {"properties":{..}}.
+                    format!(r#"{{"properties":{{"{}":{}}}}}"#, member("k"), value(2)),
+                ),
+                (
+                    Topic::Status,
+                    "status-connector-c".to_string(),
+                    format!(
+                        r#"{{"state":"RUNNING","worker_id":"w","generation":1,"{}":{}}}"#,
+                        member("trace"),
+                        value(1)
+                    ),
+                ),
+                (
+                    Topic::Offsets,
+                    format!(r#"["c",{{"{}":{}}}]"#, member("f"), value(2)),
+                    format!(r#"{{"{}":{}}}"#, member("pos"), value(1)),
+                ),
+            ];
+            for (topic, key, value) in cases {
+                let case = Case::new(
+                    topic,
+                    vec![
+                        CaseRecord::text(0, &key, Some(&value)),
+                        CaseRecord::text(1, &key, Some(&value)),
+                    ],
+                );
+                if let Err(difference) = judge(&mut oracle, &case) {
+                    let what = difference.what.chars().take(600).collect::<String>();
+                    failures.push(format!(
+                        "{} {kind} {}: {what}",
+                        topic.as_str(),
+                        if over {
+                            "past the limit"
+                        } else {
+                            "at the limit"
+                        }
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -27,15 +27,39 @@ import java.util.TreeMap;
  * with {@link #VALUE_ORDER}, the order connect-state's {@code JsonValue} has.
  */
 final class OracleJson {
+    /** A default mapper: what Connect's REST layer reads request bodies with. */
     static final ObjectMapper MAPPER = new ObjectMapper();
     /**
-     * How {@code serve} writes its answers: as {@link #MAPPER}, but a non-finite double is the
-     * bare token {@code Infinity}, {@code -Infinity} or {@code NaN}, not the string Jackson
+     * The oracle's own protocol (cases in, answers out, dumps): Jackson without its default
+     * limits, so a record at or past the limits Connect reads under (1000 levels, 20,000,000
+     * characters, ...) can be handed over and its state answered. Connect's own converters keep
+     * their limits: they are what is judged.
+     */
+    static final ObjectMapper PROTOCOL = protocolMapper();
+    /**
+     * How {@code serve} writes its answers: as {@link #PROTOCOL}, but a non-finite double is
+     * the bare token {@code Infinity}, {@code -Infinity} or {@code NaN}, not the string Jackson
      * writes by default, so the judge can tell Java's double from a string (its reader takes
      * those tokens).
      */
     static final com.fasterxml.jackson.databind.ObjectWriter ANSWERS =
-        MAPPER.writer().without(com.fasterxml.jackson.core.json.JsonWriteFeature.WRITE_NAN_AS_STRINGS);
+        PROTOCOL.writer().without(com.fasterxml.jackson.core.json.JsonWriteFeature.WRITE_NAN_AS_STRINGS);
+
+    private static ObjectMapper protocolMapper() {
+        com.fasterxml.jackson.core.JsonFactory factory = com.fasterxml.jackson.core.JsonFactory.builder()
+            .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                .maxNestingDepth(Integer.MAX_VALUE)
+                .maxStringLength(Integer.MAX_VALUE)
+                .maxNumberLength(Integer.MAX_VALUE)
+                .maxNameLength(Integer.MAX_VALUE)
+                .maxDocumentLength(-1)
+                .build())
+            .streamWriteConstraints(com.fasterxml.jackson.core.StreamWriteConstraints.builder()
+                .maxNestingDepth(Integer.MAX_VALUE)
+                .build())
+            .build();
+        return new ObjectMapper(factory);
+    }
     static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private OracleJson() {
@@ -260,7 +284,7 @@ final class OracleJson {
             Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
             while (fields.hasNext()) {
                 Map.Entry<String, JsonNode> f = fields.next();
-                out.append(indent).append(MAPPER.writeValueAsString(f.getKey())).append(": ");
+                out.append(indent).append(PROTOCOL.writeValueAsString(f.getKey())).append(": ");
                 pretty(f.getValue(), depth + 1, out);
                 out.append(fields.hasNext() ? ",\n" : "\n");
             }
@@ -274,7 +298,7 @@ final class OracleJson {
             }
             out.append("  ".repeat(depth)).append(']');
         } else {
-            out.append(MAPPER.writeValueAsString(node));
+            out.append(PROTOCOL.writeValueAsString(node));
         }
     }
 

@@ -88,7 +88,7 @@ public final class OracleMain {
             ObjectNode answer;
             JsonNode id = OracleJson.NODES.nullNode();
             try {
-                JsonNode request = OracleJson.MAPPER.readTree(line);
+                JsonNode request = OracleJson.PROTOCOL.readTree(line);
                 id = request.path("id");
                 if ("version".equals(request.path("op").asText())) {
                     answer = OracleJson.NODES.objectNode();
@@ -217,7 +217,7 @@ public final class OracleMain {
             }
             JsonNode node;
             try {
-                node = OracleJson.MAPPER.readTree(line);
+                node = OracleJson.PROTOCOL.readTree(line);
             } catch (IOException e) {
                 throw new IllegalArgumentException("line " + (i + 1) + ": not valid JSON: " + e.getMessage());
             }
