@@ -155,8 +155,14 @@ impl SkipFacts for OffsetsSkip {
 }
 
 /// Feeds a case to a fresh machine, marking it caught up at `live_from`, as the oracle starts
-/// its store there; `observe` sees the machine after each record read after that.
-fn feed<M>(case: &Case, mut observe: impl FnMut(&M)) -> (M, Vec<M::Event>, Vec<Outcome>)
+/// its store there; `observe` sees the machine after each record read after that. With
+/// `restart_at`, the machine is checkpointed before that record and the rest of the log is
+/// fed to the machine restored from the checkpoint (a restart that reads only the tail).
+fn feed<M>(
+    case: &Case,
+    restart_at: Option<usize>,
+    mut observe: impl FnMut(&M),
+) -> (M, Vec<M::Event>, Vec<Outcome>)
 where
     M: TopicMachine + Default,
     M::Skip: SkipFacts,
@@ -167,6 +173,17 @@ where
     // As the oracle: started at the first record handed over at or after `live_from`.
     let (_, redelivered) = consumer_view(&case.records);
     for (i, r) in case.records.iter().enumerate() {
+        if restart_at == Some(i) {
+            let caught_up = machine.is_caught_up();
+            machine = M::restore(&machine.checkpoint())
+                .unwrap_or_else(|e| panic!("a checkpoint the core took does not restore: {e}"));
+            // A restored machine starts reading its tail as a start-up read; here the restart
+            // stands in for the same worker going on, so it is live again where it was.
+            if caught_up && !machine.is_caught_up() {
+                machine.mark_caught_up();
+                events.extend(core::iter::from_fn(|| machine.poll_event()));
+            }
+        }
         if !machine.is_caught_up()
             && !redelivered.contains(&i)
             && case.live_from.is_some_and(|from| r.offset >= from)
@@ -204,9 +221,14 @@ where
 
 /// Runs a case through the core.
 pub fn ours(case: &Case) -> Ours {
+    ours_restarted(case, None)
+}
+
+/// [`ours`], with the core checkpointed before record `restart_at` and restored from it.
+pub fn ours_restarted(case: &Case, restart_at: Option<usize>) -> Ours {
     match case.topic {
         Topic::Config => {
-            let (log, events, outcomes) = feed::<ConfigLog>(case, |_| {});
+            let (log, events, outcomes) = feed::<ConfigLog>(case, restart_at, |_| {});
             Ours {
                 snapshot: Json::of(&SnapshotJson(&log.snapshot())),
                 events: events.iter().map(|e| Json::of(&EventJson(e))).collect(),
@@ -216,7 +238,7 @@ pub fn ours(case: &Case) -> Ours {
         }
         Topic::Status => {
             let mut trace = Vec::new();
-            let (log, _, outcomes) = feed::<StatusLog>(case, |log| {
+            let (log, _, outcomes) = feed::<StatusLog>(case, restart_at, |log| {
                 trace.push(Json::of(&StatusSnapshotJson(&log.snapshot())));
             });
             Ours {
@@ -228,7 +250,7 @@ pub fn ours(case: &Case) -> Ours {
         }
         Topic::Offsets => {
             let mut trace = Vec::new();
-            let (log, _, outcomes) = feed::<OffsetLog>(case, |log| {
+            let (log, _, outcomes) = feed::<OffsetLog>(case, restart_at, |log| {
                 trace.push(Json::of(&OffsetSnapshotJson(&log.snapshot())));
             });
             Ours {
@@ -584,6 +606,26 @@ fn truncate(text: &str) -> String {
         .find(|&i| text.is_char_boundary(i))
         .unwrap_or(0);
     format!("{}... ({} bytes)", &text[..cut], text.len())
+}
+
+/// Runs a case through Java, and through the core checkpointed and restored at `at` (a
+/// fraction of the records): the restored machine and the rest of the log must give Java's
+/// state for the whole log.
+pub fn judge_restarted(
+    oracle: &mut Oracle,
+    case: &Case,
+    at: f64,
+) -> Result<BTreeSet<Deliberate>, Difference> {
+    let restart_at = ((case.records.len() as f64) * at) as usize;
+    let ours = ours_restarted(case, Some(restart_at));
+    let java = oracle.run(&java_case(case));
+    compare(case, &java, &ours).map_err(|mut d| {
+        d.what = format!(
+            "restored from a checkpoint before record {restart_at}: {}",
+            d.what
+        );
+        d
+    })
 }
 
 /// Runs a case through both and compares them.
