@@ -140,6 +140,9 @@ fn disagreement(a: &JavaAnswer, b: &JavaAnswer) -> Option<String> {
     if a.events != b.events {
         return Some("events".into());
     }
+    if a.trace != b.trace {
+        return Some("trace".into());
+    }
     let thrown = |x: &JavaAnswer| {
         x.exceptions
             .iter()
@@ -158,7 +161,31 @@ fn disagreement(a: &JavaAnswer, b: &JavaAnswer) -> Option<String> {
     (written(a) != written(b)).then(|| "writes".into())
 }
 
-/// Compares the pom's Kafka version with `other` over `cases` generated cases.
+/// The differences between Kafka versions the README documents (its table under "Java is
+/// the judge"): `(the other version, the generator, the kinds of disagreement)`. All are on the
+/// status topic (statuses carry a `version` since 4.1).
+const KNOWN_VERSION_DIFFERENCES: &[(&str, &str, &[&str])] = &[
+    (
+        "3.9.2",
+        "status logs",
+        &["snapshot.connectors", "snapshot.tasks", "trace"],
+    ),
+    (
+        "3.9.2",
+        "status writes",
+        &["snapshot.connectors", "snapshot.tasks", "writes"],
+    ),
+];
+
+/// Whether a disagreement between the pom's Kafka and `other` is a documented one.
+fn known(other: &str, generator: &str, kind: &str) -> bool {
+    KNOWN_VERSION_DIFFERENCES
+        .iter()
+        .any(|(version, g, kinds)| *version == other && *g == generator && kinds.contains(&kind))
+}
+
+/// Compares the pom's Kafka version with `other` over `cases` generated cases; fails when they
+/// disagree outside [`KNOWN_VERSION_DIFFERENCES`].
 fn versus(first: &mut Oracle, other: &str, cases: u64, runner: &mut TestRunner) -> ExitCode {
     let mut second = match Oracle::start_with(Some(other)) {
         Ok(o) => o,
@@ -218,11 +245,27 @@ fn versus(first: &mut Oracle, other: &str, cases: u64, runner: &mut TestRunner) 
         eprintln!("  Kafka {}: {}", second.kafka_version, show(b));
     }
     let differing: u64 = kinds.values().map(|k| k.0).sum();
+    let unknown: Vec<String> = kinds
+        .iter()
+        .filter(|((kind, generator), _)| !known(other, generator, kind))
+        .map(|((kind, generator), (n, ..))| format!("{kind} ({generator}, {n} cases)"))
+        .collect();
     println!(
-        "{cases} cases, {differing} where Kafka {} and Kafka {} disagree",
-        first.kafka_version, second.kafka_version
+        "{cases} cases, {differing} where Kafka {} and Kafka {} disagree, {} of them outside \
+         the known differences",
+        first.kafka_version,
+        second.kafka_version,
+        unknown.len()
     );
-    ExitCode::SUCCESS
+    if unknown.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "disagreements the README does not list: {}",
+            unknown.join(", ")
+        );
+        ExitCode::from(1)
+    }
 }
 
 fn main() -> ExitCode {
