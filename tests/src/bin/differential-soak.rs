@@ -6,8 +6,9 @@
 //! cargo run --release -p connect-state-tests --bin differential-soak -- --cases 120000 [--seed N]
 //! ```
 //!
-//! The cases are split evenly over the six generators (config, status and offsets logs; config,
-//! status and offsets write calls). Exits 1 if any case differs (the first few are printed in
+//! The cases are split evenly over the nine generators (config, status and offsets logs; config,
+//! status and offsets write calls; the logs again, the core restored from a checkpoint taken at a
+//! random record). Exits 1 if any case differs (the first few are printed in
 //! full), 2 if the oracle cannot run.
 //!
 //! `--versus-kafka 3.9.2` compares two Java versions instead: every case goes to the oracle at
@@ -22,7 +23,7 @@ use connect_state_tests::cases::{
     config_base, config_case, offsets_base, offsets_case, status_base, status_case,
 };
 use connect_state_tests::differential::{
-    java_case as java_case_of, judge, kcat_lines, Deliberate, Difference,
+    java_case as java_case_of, judge, judge_restarted, kcat_lines, Deliberate, Difference,
 };
 use connect_state_tests::oracle::{oracle, Case, JavaAnswer, Json, Oracle};
 use connect_state_tests::writes::{
@@ -48,7 +49,7 @@ fn draw<S: Strategy>(runner: &mut TestRunner, strategy: S) -> S::Value {
         .current()
 }
 
-const GENERATORS: [Generator; 6] = [
+const GENERATORS: [Generator; 9] = [
     Generator {
         name: "config logs",
         run: |r, o| judge(o, &draw(r, config_case())),
@@ -85,6 +86,18 @@ const GENERATORS: [Generator; 6] = [
             judge_offsets_writes(o, &base, &writes, 25)
         },
     },
+    Generator {
+        name: "config logs restored",
+        run: |r, o| judge_restarted(o, &draw(r, config_case()), draw(r, 0.0..1.0f64)),
+    },
+    Generator {
+        name: "status logs restored",
+        run: |r, o| judge_restarted(o, &draw(r, status_case()), draw(r, 0.0..1.0f64)),
+    },
+    Generator {
+        name: "offsets logs restored",
+        run: |r, o| judge_restarted(o, &draw(r, offsets_case()), draw(r, 0.0..1.0f64)),
+    },
 ];
 
 fn usage() -> ExitCode {
@@ -95,9 +108,9 @@ fn usage() -> ExitCode {
 /// Draws the Java case of one generator (write calls included).
 fn java_case(g: usize, r: &mut TestRunner) -> Case {
     let mut case = match g {
-        0 => draw(r, config_case()),
-        1 => draw(r, status_case()),
-        2 => draw(r, offsets_case()),
+        0 | 6 => draw(r, config_case()),
+        1 | 7 => draw(r, status_case()),
+        2 | 8 => draw(r, offsets_case()),
         3 => draw(r, config_base()),
         4 => draw(r, status_base()),
         _ => draw(r, offsets_base()),
