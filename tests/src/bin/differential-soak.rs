@@ -185,8 +185,13 @@ const KNOWN_VERSION_DIFFERENCES: &[(&str, &str, &[&str])] = &[
     ),
     (
         "3.9.2",
+        "status logs restored",
+        &["snapshot.connectors", "snapshot.tasks", "trace"],
+    ),
+    (
+        "3.9.2",
         "status writes",
-        &["snapshot.connectors", "snapshot.tasks", "writes"],
+        &["snapshot.connectors", "snapshot.tasks", "trace", "writes"],
     ),
 ];
 
