@@ -11,6 +11,7 @@
 pub mod cut;
 pub mod diff;
 pub mod doctor;
+pub mod embed;
 pub mod history;
 pub mod index;
 pub mod kcat;
