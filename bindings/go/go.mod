@@ -1,0 +1,3 @@
+module example.invalid/connect-state/bindings/go
+
+go 1.26
