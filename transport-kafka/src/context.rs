@@ -1,7 +1,8 @@
 //! The client context of every connect-state client: it keeps the first failure librdkafka
 //! reports through its error callback that retrying cannot cure (a refused login, a TLS
 //! handshake that fails), so that calls waiting for a broker stop with that reason at once
-//! instead of timing out with "broker transport failure".
+//! instead of timing out with "broker transport failure". It also keeps the last of the other
+//! reports, so that a call that does time out can say what librdkafka last saw.
 
 use std::sync::{Arc, Mutex};
 
@@ -16,6 +17,8 @@ use crate::settings::KafkaSettings;
 #[derive(Clone, Default)]
 pub(crate) struct Context {
     failure: Arc<Mutex<Option<String>>>,
+    /// The last report that was not fatal ("Disconnected", "1/1 brokers are down", ...).
+    last_report: Arc<Mutex<Option<String>>>,
     /// Values of secret properties, never to appear in a reported reason.
     secrets: Arc<Vec<String>>,
 }
@@ -25,6 +28,7 @@ impl Context {
     pub(crate) fn new(settings: &KafkaSettings) -> Self {
         Self {
             failure: Arc::default(),
+            last_report: Arc::default(),
             secrets: Arc::new(settings.secret_values()),
         }
     }
@@ -32,6 +36,15 @@ impl Context {
     /// The failure that stops every call, once one was reported.
     pub(crate) fn failure(&self) -> Option<String> {
         self.failure
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The last report of librdkafka's error callback that was not fatal (secrets redacted), if
+    /// any: what a call that timed out can add to its error.
+    pub(crate) fn last_report(&self) -> Option<String> {
+        self.last_report
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
@@ -63,10 +76,14 @@ fn is_fatal(error: &KafkaError, reason: &str) -> bool {
 
 impl ClientContext for Context {
     fn error(&self, error: KafkaError, reason: &str) {
+        let text = crate::settings::redact(reason, &self.secrets);
         if !is_fatal(&error, reason) {
+            *self
+                .last_report
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(text);
             return;
         }
-        let text = crate::settings::redact(reason, &self.secrets);
         let mut slot = self
             .failure
             .lock()

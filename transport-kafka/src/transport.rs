@@ -99,6 +99,22 @@ fn retrying<R>(
     }
 }
 
+/// The error of a [`retrying`] call on `topic` that gave up with `error`: the fatal failure the
+/// clients reported if there is one, else `error` with the last thing librdkafka reported (a
+/// timeout alone says nothing of why).
+fn gave_up(context: &Context, topic: &str, error: KafkaError) -> TransportError {
+    if let Err(refused) = fatal(context, topic) {
+        return refused;
+    }
+    match context.last_report() {
+        Some(report) if is_retriable(&error) => broker(
+            topic,
+            format!("{error} (librdkafka last reported: {report})"),
+        ),
+        _ => broker(topic, error),
+    }
+}
+
 /// The fatal failure the clients reported, as a broker error of `topic`.
 fn fatal(context: &Context, topic: &str) -> Result<(), TransportError> {
     match context.failure() {
@@ -203,11 +219,7 @@ impl KafkaTransport {
         let metadata = retrying(&context, timeout, |left| {
             consumer.fetch_metadata(Some(topic), left.min(METADATA_SLICE))
         })
-        .map_err(|e| {
-            fatal(&context, topic)
-                .err()
-                .unwrap_or_else(|| broker(topic, e))
-        })?;
+        .map_err(|e| gave_up(&context, topic, e))?;
         let Some(t) = metadata.topics().iter().find(|t| t.name() == topic) else {
             return Ok(None);
         };
@@ -430,11 +442,7 @@ impl KafkaTransport {
                 let (_, high) = retrying(&context, left, |left| {
                     c.fetch_watermarks(&name, p, left.min(METADATA_SLICE))
                 })
-                .map_err(|e| {
-                    fatal(&context, &name)
-                        .err()
-                        .unwrap_or_else(|| broker(&name, e))
-                })?;
+                .map_err(|e| gave_up(&context, &name, e))?;
                 ends.insert(p, high);
             }
             Ok(ends)
