@@ -181,10 +181,7 @@ pub fn tell(
     options: &Options,
     sink: &mut Sink<'_>,
 ) -> Result<Summary, HistoryError> {
-    let mut config = History::<engine::config::ConfigTopic>::new();
-    let mut status = History::<engine::status::StatusTopic>::new();
-    let mut offsets = History::<engine::offsets::OffsetsTopic>::new();
-    let mut narrator = Narrator::new(options.clone());
+    let mut teller = Teller::new(options.clone());
     let mut heads: Vec<(TopicKind, Option<DumpRecord>, RecordStream<'_>)> = Vec::new();
     for (topic, mut stream) in streams {
         let head = stream.next().transpose().map_err(HistoryError::Input)?;
@@ -205,15 +202,58 @@ pub fn tell(
         let (topic, head, stream) = &mut heads[i];
         let record = head.take().expect("the chosen head holds a record");
         *head = stream.next().transpose().map_err(HistoryError::Input)?;
-        let core = record.as_record();
-        let changes = match topic {
-            TopicKind::Config => handle(&mut config, core)?,
-            TopicKind::Status => handle(&mut status, core)?,
-            TopicKind::Offsets => handle(&mut offsets, core)?,
-        };
-        narrator.narrate(*topic, &core, changes, sink)?;
+        teller.tell(*topic, record.as_record(), sink)?;
     }
-    narrator.finish(sink)
+    teller.finish(sink)
+}
+
+/// The three topics' history machines and a [`Narrator`]: what [`tell`] runs, for a caller
+/// that reads the topics and merges them itself (a runtime embedding the core with its own
+/// Kafka client).
+pub struct Teller {
+    config: History<engine::config::ConfigTopic>,
+    status: History<engine::status::StatusTopic>,
+    offsets: History<engine::offsets::OffsetsTopic>,
+    narrator: Narrator,
+}
+
+impl Teller {
+    /// A teller at the start of the three topics, listing what `options` selects.
+    pub fn new(options: Options) -> Self {
+        Self {
+            config: History::new(),
+            status: History::new(),
+            offsets: History::new(),
+            narrator: Narrator::new(options),
+        }
+    }
+
+    /// Applies one record of `topic` (records of a partition in offset order) and hands the
+    /// entries it completes to `sink`; an offsets record joins its connector's run instead.
+    /// Fails for a record that cannot be a Kafka record.
+    pub fn tell(
+        &mut self,
+        topic: TopicKind,
+        record: Record<'_>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), HistoryError> {
+        let changes = match topic {
+            TopicKind::Config => handle(&mut self.config, record)?,
+            TopicKind::Status => handle(&mut self.status, record)?,
+            TopicKind::Offsets => handle(&mut self.offsets, record)?,
+        };
+        self.narrator.narrate(topic, &record, changes, sink)
+    }
+
+    /// What was read so far (see [`Narrator::summary`]).
+    pub fn summary(&self) -> &Summary {
+        self.narrator.summary()
+    }
+
+    /// Ends the telling (see [`Narrator::finish`]).
+    pub fn finish(self, sink: &mut Sink<'_>) -> Result<Summary, HistoryError> {
+        self.narrator.finish(sink)
+    }
 }
 
 /// An offsets run being gathered.

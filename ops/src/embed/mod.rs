@@ -15,6 +15,9 @@ use serde_json::{json, Map, Value};
 
 pub use crate::history::TopicKind;
 
+pub mod history;
+pub mod writes;
+
 /// A machine of one topic.
 #[derive(Debug, Clone)]
 pub enum Machine {
@@ -44,6 +47,10 @@ pub enum EmbedError {
     /// The checkpoint is corrupt, truncated, of another version or of another topic.
     #[error("{0}")]
     Checkpoint(String),
+    /// A write Java would refuse (a connector that is not stopped, an offset that is not a
+    /// map, an unknown state name, an empty session key, a topic without partitions).
+    #[error("{0}")]
+    Write(String),
 }
 
 /// Calls `$body` with the machine of whichever topic, bound to `$m`.
@@ -104,6 +111,31 @@ impl Machine {
             .handle_record(record)
             .map(outcome)
             .map_err(|e| EmbedError::Record(e.to_string())))
+    }
+
+    /// The config log, when this is the config topic's machine (for [`writes`]).
+    pub fn as_config(&self) -> Option<&ConfigLog> {
+        match self {
+            Self::Config(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The status log, when this is the status topic's machine (for [`writes::put_status`],
+    /// which keeps Java's write-side bookkeeping in it).
+    pub fn as_status_mut(&mut self) -> Option<&mut StatusLog> {
+        match self {
+            Self::Status(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The offsets log, when this is the offsets topic's machine (for [`writes`]).
+    pub fn as_offsets(&self) -> Option<&OffsetLog> {
+        match self {
+            Self::Offsets(m) => Some(m),
+            _ => None,
+        }
     }
 
     /// Ends the start-up read: from now on records produce events.
