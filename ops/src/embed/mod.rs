@@ -18,6 +18,12 @@ pub use crate::history::TopicKind;
 pub mod history;
 pub mod writes;
 
+/// The version of the JSON contract the snapshots, events and diagnostics are written in
+/// (DESIGN.md's, that of `connect-state replay --format json`). Within a version members are
+/// only ever added (a reader ignores members it does not know); a member removed, renamed or
+/// given another meaning makes a new version. Every binding exposes it.
+pub const CONTRACT_VERSION: u32 = 1;
+
 /// A machine of one topic.
 #[derive(Debug, Clone)]
 pub enum Machine {
