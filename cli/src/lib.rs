@@ -94,6 +94,15 @@ pub enum Command {
         /// RFC 3339 time (records with that timestamp included; per partition).
         #[arg(long, value_name = "OFFSET|TIME", value_parser = when::parse_point)]
         as_of: Option<connect_state_ops::cut::Point>,
+        /// Start from this checkpoint (one `--save-checkpoint` wrote, or an embedding's
+        /// `checkpoint()`) instead of an empty state: the records it already holds are dropped
+        /// as redeliveries, so the dump may be the whole topic or only what came after.
+        #[arg(long, value_name = "FILE", conflicts_with = "as_of")]
+        from_checkpoint: Option<PathBuf>,
+        /// Write the state at the end of the dump to this file as a checkpoint (what
+        /// `--from-checkpoint` and the bindings' `restore` read).
+        #[arg(long, value_name = "FILE")]
+        save_checkpoint: Option<PathBuf>,
         /// How the dump is read.
         #[command(flatten)]
         dump: source::DumpArgs,
@@ -300,9 +309,18 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             events,
             live_from,
             as_of,
+            from_checkpoint,
+            save_checkpoint,
             dump: options,
             file,
         } => {
+            let checkpoint = from_checkpoint
+                .map(|path| {
+                    std::fs::read(&path)
+                        .map(|bytes| (path.display().to_string(), bytes))
+                        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
+                })
+                .transpose()?;
             let dump = source::open_dump(&file, options.options())?;
             let name = file.display().to_string();
             let output = replay::Output {
@@ -311,6 +329,8 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
                 format,
                 with_events: events,
                 as_of,
+                from_checkpoint: checkpoint.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+                save_checkpoint: save_checkpoint.as_deref(),
             };
             let mut out = stdout.lock();
             replay::run(topic, dump, &output, &mut out, &mut stderr.lock())?;

@@ -137,6 +137,10 @@ pub struct Output<'a> {
     pub with_events: bool,
     /// `--as-of`.
     pub as_of: Option<Point>,
+    /// `--from-checkpoint`: the file's name and bytes.
+    pub from_checkpoint: Option<(&'a str, &'a [u8])>,
+    /// `--save-checkpoint`.
+    pub save_checkpoint: Option<&'a std::path::Path>,
 }
 
 fn run_topic<M: View, R: BufRead>(
@@ -152,13 +156,26 @@ fn run_topic<M: View, R: BufRead>(
         .map(|point| Cut::new(point, topic))
         .transpose()
         .map_err(CliError::Input)?;
-    let r = replay::<M>(
+    let machine = match options.from_checkpoint {
+        None => M::default(),
+        Some((name, bytes)) => M::restore(bytes).map_err(|e| {
+            CliError::Input(format!(
+                "{name}: not a checkpoint of the {} topic: {e}",
+                topic.name()
+            ))
+        })?,
+    };
+    let r = replay_into(
+        machine,
         dump.by_ref(),
         options.live_from,
         single_partition,
         cut.as_mut(),
     )?;
     dump.bad_lines().report(options.name, err)?;
+    if let Some(path) = options.save_checkpoint {
+        save_checkpoint(path, &r.machine.checkpoint())?;
+    }
     match options.format {
         Format::Json => {
             let document = Document {
@@ -183,6 +200,17 @@ fn run_topic<M: View, R: BufRead>(
         }
     }
     report_skips(&r.machine.skips(), err)
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, so that `path` never holds half
+/// a checkpoint.
+fn save_checkpoint(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    let failed = |e: std::io::Error| CliError::Input(format!("{}: {e}", path.display()));
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    let temporary = std::path::PathBuf::from(temporary);
+    std::fs::write(&temporary, bytes).map_err(failed)?;
+    std::fs::rename(&temporary, path).map_err(failed)
 }
 
 /// Skipped records go to stderr (as the bad lines did), so stdout stays the contract.

@@ -334,3 +334,108 @@ fn every_command_help_ends_with_examples() {
         );
     }
 }
+
+/// `--save-checkpoint` writes the state at the end of a dump; `--from-checkpoint` goes on from
+/// it (records it holds are dropped as redeliveries, so the whole dump or only its tail both
+/// give the full replay's snapshot); a corrupt checkpoint or one of another topic is refused.
+#[test]
+fn a_replay_saves_a_checkpoint_and_goes_on_from_it() {
+    for (name, vector) in load_vectors() {
+        let lines: Vec<String> = vector.kcat_lines().lines().map(str::to_string).collect();
+        let half = lines.len() / 2;
+        let head = common::write_file("head.jsonl", &(lines[..half].join("\n") + "\n"));
+        let tail = common::write_file("tail.jsonl", &(lines[half..].join("\n") + "\n"));
+        let checkpoint = common::write_file("state.checkpoint", "");
+        let topic = vector.topic.as_str();
+        let saved = connect_state(
+            &[
+                "replay",
+                "--topic",
+                topic,
+                "--save-checkpoint",
+                checkpoint.to_str().unwrap(),
+                head.to_str().unwrap(),
+            ],
+            "",
+        );
+        assert!(saved.status.success(), "{name}: {}", text(&saved.stderr));
+        let full = connect_state(
+            &["replay", "--topic", topic, "--format", "json", "-"],
+            &vector.kcat_lines(),
+        );
+        for rest in ["-", tail.to_str().unwrap()] {
+            let resumed = connect_state(
+                &[
+                    "replay",
+                    "--topic",
+                    topic,
+                    "--format",
+                    "json",
+                    "--from-checkpoint",
+                    checkpoint.to_str().unwrap(),
+                    rest,
+                ],
+                &vector.kcat_lines(),
+            );
+            assert!(
+                resumed.status.success(),
+                "{name}: {}",
+                text(&resumed.stderr)
+            );
+            assert_eq!(
+                text(&resumed.stdout),
+                text(&full.stdout),
+                "{name}, rest {rest}"
+            );
+        }
+        let other = if topic == "config" {
+            "status"
+        } else {
+            "config"
+        };
+        let refused = connect_state(
+            &[
+                "replay",
+                "--topic",
+                other,
+                "--from-checkpoint",
+                checkpoint.to_str().unwrap(),
+                "-",
+            ],
+            "",
+        );
+        assert_eq!(refused.status.code(), Some(2), "{name}");
+        assert!(
+            text(&refused.stderr).contains(&format!("not a checkpoint of the {other} topic")),
+            "{name}: {}",
+            text(&refused.stderr)
+        );
+    }
+    let corrupt = common::write_file("corrupt.checkpoint", "not a checkpoint");
+    let refused = connect_state(
+        &[
+            "replay",
+            "--topic",
+            "config",
+            "--from-checkpoint",
+            corrupt.to_str().unwrap(),
+            "-",
+        ],
+        "",
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let conflicting = connect_state(
+        &[
+            "replay",
+            "--topic",
+            "config",
+            "--as-of",
+            "3",
+            "--from-checkpoint",
+            corrupt.to_str().unwrap(),
+            "-",
+        ],
+        "",
+    );
+    assert_eq!(conflicting.status.code(), Some(2));
+}
