@@ -407,9 +407,9 @@ macro_rules! log_class {
                 loads(py, &self.log.machine.diagnostics_json())
             }
 
-            /// The whole log as bytes for `restore` (versioned and checksummed; the CLI's
-            /// `--checkpoint` files are the same bytes). Drain `poll_events()` first: pending
-            /// events are not included.
+            /// The whole log as bytes for `restore` (versioned and checksummed; the bytes
+            /// `replay --save-checkpoint` writes and `--from-checkpoint` reads). Drain
+            /// `poll_events()` first: pending events are not included.
             fn checkpoint<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
                 PyBytes::new(py, &self.log.machine.checkpoint())
             }

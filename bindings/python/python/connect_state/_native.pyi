@@ -1,6 +1,6 @@
 """Type stubs of the extension module (see the package's docstring)."""
 
-from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
 
 __version__: str
 CONTRACT_VERSION: int
@@ -46,6 +46,8 @@ class WriteRefusedError(ConnectStateError):
     """A write Java would refuse: a connector that is not stopped, an offset that is not a map,
     an unknown state name, an empty session key, a topic without partitions."""
 
+_L = TypeVar("_L", bound="_Log")
+
 class _Log:
     def __init__(self) -> None:
         """A log at the start of the topic, reading its start-up catch-up (no events until
@@ -77,16 +79,17 @@ class _Log:
     def diagnostics(self) -> Dict[str, Any]:
         """What Java does not keep: skip counts by reason and the topic's findings."""
     def checkpoint(self) -> bytes:
-        """The whole log as bytes for restore() (the CLI's --checkpoint files are the same).
+        """The whole log as bytes for restore() (what `replay --save-checkpoint` writes).
         Drain poll_events() first: pending events are not included."""
+    @classmethod
+    def restore(cls: Type[_L], data: Bytes) -> _L:
+        """A log from checkpoint() bytes, not caught up (read the tail, then mark_caught_up()).
+        Raises CheckpointError for corrupt, truncated or foreign bytes."""
 
 class ConfigLog(_Log):
     """The config topic's state, as Java's KafkaConfigBackingStore holds it. The static methods
     build the records Java's writers produce (all on partition 0: the topic has one)."""
 
-    @classmethod
-    def restore(cls, data: Bytes) -> "ConfigLog":
-        """A log from checkpoint() bytes, not caught up. Raises CheckpointError."""
     @staticmethod
     def put_connector_config(
         connector: str,
@@ -128,9 +131,6 @@ class StatusLog(_Log):
     """The status topic's state, as Java's KafkaStatusBackingStore holds it (KIP-558 topics
     included). put() and put_safe() keep Java's write-side bookkeeping in the log."""
 
-    @classmethod
-    def restore(cls, data: Bytes) -> "StatusLog":
-        """A log from checkpoint() bytes, not caught up. Raises CheckpointError."""
     def put(
         self,
         connector: str,
@@ -169,9 +169,6 @@ class OffsetLog(_Log):
     """The offsets topic's state, as Java's KafkaOffsetBackingStore and the KIP-875 listing hold
     it. reset_offsets() and alter_offsets() build Java's KIP-875 writes."""
 
-    @classmethod
-    def restore(cls, data: Bytes) -> "OffsetLog":
-        """A log from checkpoint() bytes, not caught up. Raises CheckpointError."""
     def reset_offsets(self, config: ConfigLog, connector: str, *, partitions: int) -> List[OutgoingRecord]:
         """DELETE /connectors/{connector}/offsets: Java's precondition (stopped, no tasks, in
         `config`; WriteRefusedError otherwise), then a tombstone per known partition."""
