@@ -210,6 +210,13 @@ void cs_bytes_free(struct cs_bytes bytes);
  */
 const char *cs_last_error(void);
 
+/*
+ The version of the JSON contract this library prints (snapshots, events, diagnostics).
+ Within a version members are only added (ignore those you do not know); a member removed,
+ renamed or given another meaning makes a new version. Check it once before relying on it.
+ */
+uint32_t cs_contract_version(void);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

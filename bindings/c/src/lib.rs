@@ -23,7 +23,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use connect_state_ops::embed::{EmbedError, Handled, Machine, TopicKind};
+use connect_state_ops::embed::{EmbedError, Handled, Machine, TopicKind, CONTRACT_VERSION};
 
 /// Which internal topic a machine reads.
 #[repr(C)]
@@ -123,6 +123,8 @@ fn embed_error(e: EmbedError) -> cs_status {
     match e {
         EmbedError::Record(why) => fail(cs_status::CS_ERR_RECORD, why),
         EmbedError::Checkpoint(why) => fail(cs_status::CS_ERR_CHECKPOINT, why),
+        // No call of this ABI writes today; should one, a refused write is a bad argument.
+        EmbedError::Write(why) => fail(cs_status::CS_ERR_INVALID_ARGUMENT, why),
     }
 }
 
@@ -484,4 +486,12 @@ pub extern "C" fn cs_last_error() -> *const c_char {
             .as_ref()
             .map_or(std::ptr::null(), |text| text.as_ptr())
     })
+}
+
+/// The version of the JSON contract this library prints (snapshots, events, diagnostics).
+/// Within a version members are only added (ignore those you do not know); a member removed,
+/// renamed or given another meaning makes a new version. Check it once before relying on it.
+#[no_mangle]
+pub extern "C" fn cs_contract_version() -> u32 {
+    CONTRACT_VERSION
 }
