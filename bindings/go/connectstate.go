@@ -48,6 +48,11 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("connect-state: %s (status %d)", e.Message, e.Status)
 }
 
+// ContractVersion is the version of the JSON contract the snapshots, events and diagnostics
+// are written in. Within a version members are only added (ignore those you do not know); a
+// member removed, renamed or given another meaning makes a new version.
+func ContractVersion() uint32 { return uint32(C.cs_contract_version()) }
+
 // Record is one record of a topic. A nil Key is a record without key; a nil Value is a
 // tombstone (an empty, non-nil slice is an empty value).
 type Record struct {
@@ -147,7 +152,8 @@ func take(b C.cs_bytes) []byte {
 	if b.len == 0 {
 		return []byte{}
 	}
-	return C.GoBytes(unsafe.Pointer(b.data), C.int(b.len))
+	// A copy through unsafe.Slice, not C.GoBytes, whose length is a C int (2 GiB at most).
+	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(b.data)), int(b.len))...)
 }
 
 // PollEvent returns the next event as JSON text, or ok=false when none is waiting.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -192,5 +194,17 @@ func TestRefusalsAreErrors(t *testing.T) {
 	diagnostics, err := m.Diagnostics()
 	if err != nil || !bytes.Contains(diagnostics, []byte(`"invalid_json":1`)) {
 		t.Fatalf("diagnostics count the skip: %s %v", diagnostics, err)
+	}
+}
+
+// The contract version the package reports is the one the binary names in --version.
+func TestContractVersionIsTheBinarys(t *testing.T) {
+	out, err := exec.Command(cli(t), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("(JSON contract %d)", ContractVersion())
+	if !strings.Contains(string(out), want) {
+		t.Fatalf("%q does not name %s", out, want)
 	}
 }

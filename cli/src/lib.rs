@@ -39,11 +39,16 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// `i32::MAX` ms (2,147,483 s) would wrap around to a short timeout.
 pub const MAX_TIMEOUT_SECONDS: u64 = i32::MAX as u64 / 1000;
 
+/// What `--version` prints: the tool's version and that of the JSON contract its snapshots,
+/// events and diagnostics are written in ([`connect_state_ops::embed::CONTRACT_VERSION`]; a
+/// test keeps the two equal), so an embedder can compare a binding's with the binary's.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (JSON contract 1)");
+
 /// Read Kafka Connect's internal topics exactly as a Java worker does.
 #[derive(Debug, Parser)]
 #[command(
     name = "connect-state",
-    version,
+    version = VERSION,
     about,
     long_about = None,
     after_help = "Examples:\n  \
@@ -461,4 +466,17 @@ fn with_stdout(
     let exit = command(&mut out)?;
     out.flush()?;
     Ok(exit)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_version_names_the_json_contract_the_bindings_expose() {
+        let contract = connect_state_ops::embed::CONTRACT_VERSION;
+        assert!(
+            super::VERSION.ends_with(&format!(" (JSON contract {contract})")),
+            "{}",
+            super::VERSION
+        );
+    }
 }

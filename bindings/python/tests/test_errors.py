@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Tuple
 
+import subprocess
+
 import pytest
 
 import connect_state
+from conftest import cli_binary
 from connect_state import ConfigLog, OffsetLog, StatusLog
 
 CONFIG = b'{"properties":{"connector.class":"S"}}'
+
+
+def test_the_contract_version_is_the_binarys() -> None:
+    shown = subprocess.run([cli_binary(), "--version"], capture_output=True, text=True, check=True).stdout
+    assert f"(JSON contract {connect_state.CONTRACT_VERSION})" in shown, shown
 
 
 def test_the_exceptions_are_one_hierarchy() -> None:
