@@ -10,6 +10,7 @@ to the log in batches, stop at the end offsets sampled first, then mark the log 
 from __future__ import annotations
 
 import sys
+import time
 from typing import Dict, List, Union
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Message, TopicPartition
@@ -42,9 +43,12 @@ def read_topic(bootstrap: str, topic: str, log: Log, timeout: float = 30.0) -> i
             if high > low:
                 ends[p] = high
         consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+        # consume() waits for a full batch or its timeout, so poll briefly and bound the wait for
+        # progress instead.
+        last_progress = time.monotonic()
         while ends:
             batch: List[Message] = []
-            for message in consumer.consume(num_messages=10_000, timeout=timeout):
+            for message in consumer.consume(num_messages=10_000, timeout=0.2):
                 error = message.error()
                 partition = message.partition()
                 if error is not None:
@@ -56,9 +60,11 @@ def read_topic(bootstrap: str, topic: str, log: Log, timeout: float = 30.0) -> i
                 offset = message.offset()
                 if partition is not None and offset is not None and offset + 1 >= ends.get(partition, 0):
                     ends.pop(partition, None)
-            if not batch and ends:
+            if batch:
+                log.handle_records(batch)
+                last_progress = time.monotonic()
+            elif ends and time.monotonic() - last_progress > timeout:
                 raise TimeoutError(f"no record of {topic} for {timeout} s, partitions {sorted(ends)} not read to their end")
-            log.handle_records(batch)
         log.mark_caught_up()
         return len(partitions)
     finally:
