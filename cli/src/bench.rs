@@ -87,6 +87,13 @@ pub struct BenchArgs {
     #[arg(long, value_name = "ORACLE", num_args = 0..=1,
           default_missing_value = "tests/java-oracle/oracle")]
     pub java: Option<std::path::PathBuf>,
+    /// Also replay the same topics from Python through the `connect_state` package with this
+    /// script (the repository's `bindings/python/bench.py`, run as a program, so the
+    /// `python3` on `PATH` with the package installed: `pip install ./bindings/python`) and
+    /// report its throughput over ours.
+    #[arg(long, value_name = "BENCH_PY", num_args = 0..=1,
+          default_missing_value = "bindings/python/bench.py")]
+    pub python: Option<std::path::PathBuf>,
     /// Internal: measure only this topic and print its figures as JSON (each topic runs in a
     /// fresh process so its memory figures start from a fresh heap).
     #[arg(long, value_enum, hide = true)]
@@ -129,6 +136,9 @@ pub struct BenchReport {
     /// The Java stores (`--java`).
     #[serde(flatten)]
     pub java: crate::bench_java::JavaFigures,
+    /// The Python package (`--python`).
+    #[serde(flatten)]
+    pub python: crate::bench_python::PythonFigures,
     /// Seconds the whole benchmark took (generation included).
     pub total_seconds: f64,
 }
@@ -765,6 +775,9 @@ fn check_programs(args: &BenchArgs) -> Result<(), CliError> {
     if let Some(oracle) = &args.java {
         check_program(oracle, "--java", "the tests/java-oracle/oracle script")?;
     }
+    if let Some(script) = &args.python {
+        check_program(script, "--python", "the bindings/python/bench.py script")?;
+    }
     Ok(())
 }
 
@@ -868,6 +881,23 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         )?,
         None => crate::bench_java::JavaFigures::default(),
     };
+    let python = match &args.python {
+        Some(script) => crate::bench_python::bench_python(
+            script,
+            &scale,
+            args.seed,
+            runs,
+            &crate::bench_python::Ours {
+                config_rate: config.config_replay_records_per_sec,
+                config_connectors: config.config_connectors,
+                status_rate: status.status_replay_records_per_sec,
+                status_connectors: status.status_connectors,
+                offsets_rate: offsets.offsets_replay_records_per_sec,
+                offsets_live: offsets.offsets_live_entries,
+            },
+        )?,
+        None => crate::bench_python::PythonFigures::default(),
+    };
     let report = BenchReport {
         scale: args.scale.name().into(),
         seed: args.seed,
@@ -881,6 +911,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         metrics,
         outputs,
         java,
+        python,
         total_seconds: started.elapsed().as_secs_f64(),
     };
     match args.format {
@@ -1179,6 +1210,40 @@ fn render_table(r: &BenchReport) -> String {
                 opt(j.offsets_memory_to_java_ratio, "x")
             ),
             "",
+        ));
+    }
+    if let Some(version) = &r.python.python_version {
+        let p = &r.python;
+        let vs = |rate: Option<f64>, over_ours: Option<f64>| {
+            format!(
+                "{} ({} of ours)",
+                rate.map_or("n/a".into(), per_sec),
+                opt(over_ours, "x")
+            )
+        };
+        rows.push(row(
+            &format!("Python {version} (handle_records): config replay"),
+            vs(
+                p.python_config_replay_records_per_sec,
+                p.python_config_to_rust_ratio,
+            ),
+            ">= 0.7x",
+        ));
+        rows.push(row(
+            "Python: status replay",
+            vs(
+                p.python_status_replay_records_per_sec,
+                p.python_status_to_rust_ratio,
+            ),
+            ">= 0.7x",
+        ));
+        rows.push(row(
+            "Python: offsets replay",
+            vs(
+                p.python_offsets_replay_records_per_sec,
+                p.python_offsets_to_rust_ratio,
+            ),
+            ">= 0.7x",
         ));
     }
     let mut out = format!(

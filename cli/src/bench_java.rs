@@ -2,16 +2,14 @@
 //! Kafka Connect's own stores by the Java oracle (`tests/java-oracle`, `oracle bench`), after
 //! JIT warm-up, best of several runs, and the Java heap the offsets store holds.
 //!
-//! The topics go to the oracle as record files (big-endian frames: `i32 partition`,
-//! `i64 offset`, `i32 key length` or -1, the key, `i32 value length` or -1, the value).
+//! The topics go to the oracle as record files ([`crate::bench_records`]).
 
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::synth::{self, Scale, SynthRecord};
+use crate::synth::Scale;
 use crate::CliError;
 
 /// What the Java stores measured, and our figures over theirs. `null` without `--java`.
@@ -55,43 +53,6 @@ pub struct Ours {
     pub offsets_live: u64,
 }
 
-fn frame(out: &mut impl Write, r: &SynthRecord) -> std::io::Result<()> {
-    out.write_all(&r.partition.to_be_bytes())?;
-    out.write_all(&r.offset.to_be_bytes())?;
-    let len = |b: &[u8]| i32::try_from(b.len()).unwrap_or(i32::MAX);
-    out.write_all(&len(&r.key).to_be_bytes())?;
-    out.write_all(&r.key)?;
-    match &r.value {
-        Some(v) => {
-            out.write_all(&len(v).to_be_bytes())?;
-            out.write_all(v)?;
-        }
-        None => out.write_all(&(-1i32).to_be_bytes())?,
-    }
-    Ok(())
-}
-
-fn write_file<'a>(
-    path: &Path,
-    records: impl IntoIterator<Item = &'a SynthRecord>,
-) -> Result<(), CliError> {
-    let mut out = BufWriter::new(std::fs::File::create(path)?);
-    for r in records {
-        frame(&mut out, r)?;
-    }
-    out.flush()?;
-    Ok(())
-}
-
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[derive(Deserialize)]
 struct OracleBench {
     java_version: String,
@@ -122,32 +83,13 @@ pub fn bench_java(
             oracle.display()
         )));
     }
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let dir = std::env::temp_dir().join(format!(
-        "connect-state-bench-java-{}-{millis}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir)?;
-    let scratch = Scratch(dir);
-    let file = |name: &str| scratch.0.join(name);
-    write_file(&file("config"), &synth::config_topic(scale, seed).records)?;
-    write_file(&file("status"), &synth::status_topic(scale, seed).records)?;
-    {
-        let mut out = BufWriter::new(std::fs::File::create(file("offsets"))?);
-        for r in synth::offsets_topic(scale, seed) {
-            frame(&mut out, &r)?;
-        }
-        out.flush()?;
-    }
-    let arg = |name: &str| format!("{name}={}", file(name).display());
+    let files = crate::bench_records::RecordFiles::write(scale, seed, "java")?;
     // The JVM's own default collector (G1 on this kind of machine), as a worker runs, with the
     // heap sized up front so that growing it is not what is measured.
     let output = Command::new(oracle)
         .env("ORACLE_JAVA_OPTS", "-Xms2g -Xmx8g")
         .args(["bench", "--runs", "5", "--warmup", "3"])
-        .args([arg("config"), arg("status"), arg("offsets")])
+        .args(files.args())
         .stderr(std::process::Stdio::inherit())
         .output()
         .map_err(|e| CliError::Input(format!("--java: cannot run {}: {e}", oracle.display())))?;

@@ -9,6 +9,8 @@ pub mod bench_history;
 pub mod bench_java;
 pub mod bench_metrics;
 pub mod bench_outputs;
+pub mod bench_python;
+pub mod bench_records;
 pub mod demo;
 pub mod diff;
 pub mod doctor;

@@ -1104,6 +1104,10 @@ fn arguments_are_checked_before_the_work_starts() {
             "--java takes the tests/java-oracle/oracle script",
         ),
         (
+            vec!["bench", "--python", "/nonexistent/bench.py"],
+            "--python takes the bindings/python/bench.py script",
+        ),
+        (
             vec![
                 "doctor",
                 "--from-dump",

@@ -10,7 +10,9 @@
 //! calling an object while another is inside `handle_records` (which releases the GIL) gets a
 //! `RuntimeError` ("already borrowed"), never a data race.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::ops::Range;
 
 use connect_state_ops::embed::history::History as EmbedHistory;
 use connect_state_ops::embed::writes::{self, Outgoing, StatusWrite};
@@ -52,17 +54,96 @@ fn error(e: EmbedError) -> PyErr {
     }
 }
 
+/// The connect-state binary's allocator, for this module's own allocations (Python's are its own).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How many records `handle_records` converts before it releases the GIL to apply them: the
 /// bound on the copies it holds at once.
 const BATCH: usize = 4096;
 
-/// One record, owned, so that it can be applied without the GIL.
-struct Owned {
-    key: Option<Vec<u8>>,
-    value: Option<Vec<u8>>,
+/// One record's arguments, its bytes borrowed from Python's where they can be.
+struct One<'a> {
+    key: Option<Cow<'a, [u8]>>,
+    value: Option<Cow<'a, [u8]>>,
+    numbers: Numbers,
+}
+
+/// Where a record of a [`Batch`] is: its key and value as ranges of the batch's bytes.
+struct Slot {
+    key: Option<Range<usize>>,
+    value: Option<Range<usize>>,
     offset: i64,
     partition: i32,
     timestamp: Option<i64>,
+}
+
+/// Records copied out of their Python objects to be applied without the GIL: every key and
+/// value in one buffer, so a batch costs a few allocations rather than two per record.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    slots: Vec<Slot>,
+}
+
+impl Batch {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.slots.clear();
+    }
+
+    fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn copy(&mut self, data: Option<&[u8]>) -> Option<Range<usize>> {
+        data.map(|d| {
+            let start = self.bytes.len();
+            self.bytes.extend_from_slice(d);
+            start..self.bytes.len()
+        })
+    }
+
+    fn push(&mut self, key: Option<&[u8]>, value: Option<&[u8]>, numbers: Numbers) {
+        let key = self.copy(key);
+        let value = self.copy(value);
+        self.slots.push(Slot {
+            key,
+            value,
+            offset: numbers.offset,
+            partition: numbers.partition,
+            timestamp: numbers.timestamp,
+        });
+    }
+
+    /// The records, as the machine takes them.
+    fn records(&self) -> impl Iterator<Item = (Option<&[u8]>, Option<&[u8]>, &Slot)> {
+        self.slots.iter().map(|slot| {
+            let at = |range: &Option<Range<usize>>| range.clone().map(|r| &self.bytes[r]);
+            (at(&slot.key), at(&slot.value), slot)
+        })
+    }
+}
+
+/// A record's offset, partition and timestamp, checked.
+struct Numbers {
+    offset: i64,
+    partition: i32,
+    timestamp: Option<i64>,
+}
+
+impl Numbers {
+    fn new(
+        offset: &Bound<'_, PyAny>,
+        partition: Option<&Bound<'_, PyAny>>,
+        timestamp: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        Ok(Self {
+            offset: int64_arg(offset, "offset")?,
+            partition: partition_arg(partition)?,
+            timestamp: optional_int_arg(timestamp, "timestamp")?,
+        })
+    }
 }
 
 fn type_name(value: &Bound<'_, PyAny>) -> String {
@@ -72,14 +153,15 @@ fn type_name(value: &Bound<'_, PyAny>) -> String {
         .map_or_else(|_| "?".into(), |n| n.to_string())
 }
 
-/// `value` as bytes: `bytes` or `bytearray`, `None` for `None`.
-fn bytes_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<Vec<u8>>> {
+/// `value` as bytes: `bytes` (borrowed) or `bytearray` (copied: Python code may change it),
+/// `None` for `None`.
+fn bytes_view<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Option<Cow<'a, [u8]>>> {
     if value.is_none() {
         Ok(None)
     } else if let Ok(bytes) = value.cast::<PyBytes>() {
-        Ok(Some(bytes.as_bytes().to_vec()))
+        Ok(Some(Cow::Borrowed(bytes.as_bytes())))
     } else if let Ok(array) = value.cast::<PyByteArray>() {
-        Ok(Some(array.to_vec()))
+        Ok(Some(Cow::Owned(array.to_vec())))
     } else {
         Err(PyTypeError::new_err(format!(
             "{what} must be bytes, bytearray or None, not {}",
@@ -121,70 +203,68 @@ fn optional_int_arg(value: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Op
     }
 }
 
-impl Owned {
+impl<'a> One<'a> {
     fn new(
-        key: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
+        key: &'a Bound<'_, PyAny>,
+        value: &'a Bound<'_, PyAny>,
         offset: &Bound<'_, PyAny>,
         partition: Option<&Bound<'_, PyAny>>,
         timestamp: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         Ok(Self {
-            key: bytes_arg(key, "key")?,
-            value: bytes_arg(value, "value")?,
-            offset: int64_arg(offset, "offset")?,
-            partition: partition_arg(partition)?,
-            timestamp: optional_int_arg(timestamp, "timestamp")?,
+            key: bytes_view(key, "key")?,
+            value: bytes_view(value, "value")?,
+            numbers: Numbers::new(offset, partition, timestamp)?,
         })
     }
+}
 
-    /// An item of `handle_records`: a tuple `(key, value, offset[, partition[, timestamp]])`,
-    /// or a message of a Kafka client (an object with `key()`, `value()`, `offset()`,
-    /// `partition()` and `timestamp()`, as confluent-kafka's `Message` has; its timestamp is
-    /// `(type, ms)`, type 0 meaning none).
-    fn from_item(item: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if let Ok(tuple) = item.cast::<PyTuple>() {
-            let n = tuple.len();
-            if !(3..=5).contains(&n) {
-                return Err(PyTypeError::new_err(format!(
-                    "a record is (key, value, offset[, partition[, timestamp]]), not a tuple of {n}"
-                )));
-            }
-            let optional = |i: usize| (i < n).then(|| tuple.get_item(i)).transpose();
-            return Self::new(
-                &tuple.get_item(0)?,
-                &tuple.get_item(1)?,
-                &tuple.get_item(2)?,
-                optional(3)?.as_ref(),
-                optional(4)?.as_ref(),
-            );
+/// Adds an item of `handle_records` to `batch`: a tuple `(key, value, offset[, partition[,
+/// timestamp]])`, or a message of a Kafka client (an object with `key()`, `value()`,
+/// `offset()`, `partition()` and `timestamp()`, as confluent-kafka's `Message` has; its
+/// timestamp is `(type, ms)`, type 0 meaning none).
+fn add_item(batch: &mut Batch, item: &Bound<'_, PyAny>) -> PyResult<()> {
+    if let Ok(tuple) = item.cast::<PyTuple>() {
+        let n = tuple.len();
+        if !(3..=5).contains(&n) {
+            return Err(PyTypeError::new_err(format!(
+                "a record is (key, value, offset[, partition[, timestamp]]), not a tuple of {n}"
+            )));
         }
-        if item.hasattr("offset")? && item.hasattr("value")? {
-            let timestamp = match item.call_method0("timestamp") {
-                Ok(stamp) => match stamp.extract::<(i64, i64)>() {
-                    Ok((0, _)) => None,
-                    Ok((_, ms)) => Some(ms),
-                    Err(_) => optional_int_arg(Some(&stamp), "timestamp")?,
-                },
-                Err(_) => None,
-            };
-            let partition = item.call_method0("partition")?;
-            let mut record = Self::new(
-                &item.call_method0("key")?,
-                &item.call_method0("value")?,
-                &item.call_method0("offset")?,
-                Some(&partition),
-                None,
-            )?;
-            record.timestamp = timestamp;
-            return Ok(record);
-        }
-        Err(PyTypeError::new_err(format!(
-            "a record is a tuple (key, value, offset[, partition[, timestamp]]) or a Kafka \
-             message with key(), value(), offset() and partition(), not {}",
-            type_name(item)
-        )))
+        let optional = |i: usize| (i < n).then(|| tuple.get_borrowed_item(i)).transpose();
+        let (key, value) = (tuple.get_borrowed_item(0)?, tuple.get_borrowed_item(1)?);
+        let (partition, timestamp) = (optional(3)?, optional(4)?);
+        let numbers = Numbers::new(
+            &*tuple.get_borrowed_item(2)?,
+            partition.as_deref(),
+            timestamp.as_deref(),
+        )?;
+        let (key, value) = (bytes_view(&key, "key")?, bytes_view(&value, "value")?);
+        batch.push(key.as_deref(), value.as_deref(), numbers);
+        return Ok(());
     }
+    if item.hasattr("offset")? && item.hasattr("value")? {
+        let timestamp = match item.call_method0("timestamp") {
+            Ok(stamp) => match stamp.extract::<(i64, i64)>() {
+                Ok((0, _)) => None,
+                Ok((_, ms)) => Some(ms),
+                Err(_) => optional_int_arg(Some(&stamp), "timestamp")?,
+            },
+            Err(_) => None,
+        };
+        let partition = item.call_method0("partition")?;
+        let mut numbers = Numbers::new(&item.call_method0("offset")?, Some(&partition), None)?;
+        numbers.timestamp = timestamp;
+        let (key, value) = (item.call_method0("key")?, item.call_method0("value")?);
+        let (key, value) = (bytes_view(&key, "key")?, bytes_view(&value, "value")?);
+        batch.push(key.as_deref(), value.as_deref(), numbers);
+        return Ok(());
+    }
+    Err(PyTypeError::new_err(format!(
+        "a record is a tuple (key, value, offset[, partition[, timestamp]]) or a Kafka \
+         message with key(), value(), offset() and partition(), not {}",
+        type_name(item)
+    )))
 }
 
 /// `json.loads(text)`.
@@ -244,14 +324,15 @@ struct Log {
 }
 
 impl Log {
-    fn handle_record(&mut self, record: Owned) -> PyResult<bool> {
+    fn handle_record(&mut self, record: One<'_>) -> PyResult<bool> {
+        let n = &record.numbers;
         self.machine
             .handle_record(
                 record.key.as_deref(),
                 record.value.as_deref(),
-                record.offset,
-                record.partition,
-                record.timestamp,
+                n.offset,
+                n.partition,
+                n.timestamp,
             )
             .map(|handled| handled == Handled::Applied)
             .map_err(error)
@@ -262,12 +343,12 @@ impl Log {
     fn handle_records(&mut self, py: Python<'_>, iterable: &Bound<'_, PyAny>) -> PyResult<usize> {
         let mut applied = 0;
         let mut seen = 0usize;
-        let mut batch: Vec<Owned> = Vec::with_capacity(BATCH);
+        let mut batch = Batch::default();
         let mut items = iterable.try_iter()?;
         loop {
             batch.clear();
             for item in items.by_ref().take(BATCH) {
-                let record = Owned::from_item(&item?).map_err(|e| {
+                add_item(&mut batch, &item?).map_err(|e| {
                     let why = e.value(py).to_string();
                     let at = format!("record {} of the batch: {why}", seen + batch.len());
                     if e.is_instance_of::<PyTypeError>(py) {
@@ -276,36 +357,28 @@ impl Log {
                         InvalidRecordError::new_err(at)
                     }
                 })?;
-                batch.push(record);
             }
-            if batch.is_empty() {
+            if batch.len() == 0 {
                 return Ok(applied);
             }
             let machine = &mut self.machine;
             let records = &batch;
             let result = py.detach(move || {
                 let mut done = 0usize;
-                for (i, r) in records.iter().enumerate() {
-                    match machine.handle_record(
-                        r.key.as_deref(),
-                        r.value.as_deref(),
-                        r.offset,
-                        r.partition,
-                        r.timestamp,
-                    ) {
+                for (i, (key, value, r)) in records.records().enumerate() {
+                    match machine.handle_record(key, value, r.offset, r.partition, r.timestamp) {
                         Ok(Handled::Applied) => done += 1,
                         Ok(Handled::Skipped(_)) => {}
-                        Err(e) => return Err((i, e, done)),
+                        Err(e) => return Err((i, e)),
                     }
                 }
                 Ok(done)
             });
             match result {
                 Ok(done) => applied += done,
-                Err((i, e, _)) => {
-                    let why = e.to_string();
+                Err((i, e)) => {
                     return Err(InvalidRecordError::new_err(format!(
-                        "record {} of the batch: {why}",
+                        "record {} of the batch: {e}",
                         seen + i
                     )));
                 }
@@ -357,7 +430,7 @@ macro_rules! log_class {
                 partition: Option<&Bound<'_, PyAny>>,
                 timestamp: Option<&Bound<'_, PyAny>>,
             ) -> PyResult<bool> {
-                let record = Owned::new(key, value, offset, partition, timestamp)?;
+                let record = One::new(key, value, offset, partition, timestamp)?;
                 self.log.handle_record(record)
             }
 
@@ -419,7 +492,7 @@ macro_rules! log_class {
             /// bytes.
             #[classmethod]
             fn restore(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-                let bytes = bytes_arg(data, "a checkpoint")?.unwrap_or_default();
+                let bytes = bytes_view(data, "a checkpoint")?.unwrap_or_default();
                 let machine = Machine::restore($topic, &bytes).map_err(error)?;
                 Ok(Self {
                     log: Log { machine },
@@ -521,7 +594,7 @@ log_class!(
             algorithm: &str,
             creation_timestamp: i64,
         ) -> PyResult<Bound<'py, PyList>> {
-            let key = bytes_arg(key, "key")?.unwrap_or_default();
+            let key = bytes_view(key, "key")?.unwrap_or_default();
             let records =
                 writes::put_session_key(&key, algorithm, creation_timestamp).map_err(error)?;
             outgoing_list(py, records)
@@ -805,16 +878,17 @@ impl History {
         timestamp: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let topic = topic_arg(topic)?;
-        let r = Owned::new(key, value, offset, partition, timestamp)?;
+        let r = One::new(key, value, offset, partition, timestamp)?;
+        let n = &r.numbers;
         let entries = self
             .open()?
             .handle_record(
                 topic,
                 r.key.as_deref(),
                 r.value.as_deref(),
-                r.offset,
-                r.partition,
-                r.timestamp,
+                n.offset,
+                n.partition,
+                n.timestamp,
             )
             .map_err(error)?;
         Self::entries(py, entries)
@@ -830,20 +904,17 @@ impl History {
     ) -> PyResult<Bound<'py, PyList>> {
         let topic = topic_arg(topic)?;
         let mut entries = Vec::new();
+        let mut one = Batch::default();
         for (i, item) in records.try_iter()?.enumerate() {
-            let r = Owned::from_item(&item?)?;
-            let told = self
-                .open()?
-                .handle_record(
-                    topic,
-                    r.key.as_deref(),
-                    r.value.as_deref(),
-                    r.offset,
-                    r.partition,
-                    r.timestamp,
-                )
-                .map_err(|e| InvalidRecordError::new_err(format!("record {i}: {e}")))?;
-            entries.extend(told);
+            one.clear();
+            add_item(&mut one, &item?)?;
+            for (key, value, r) in one.records() {
+                let told = self
+                    .open()?
+                    .handle_record(topic, key, value, r.offset, r.partition, r.timestamp)
+                    .map_err(|e| InvalidRecordError::new_err(format!("record {i}: {e}")))?;
+                entries.extend(told);
+            }
         }
         Self::entries(py, entries)
     }

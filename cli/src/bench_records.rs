@@ -1,0 +1,87 @@
+//! The synthetic topics written as record files, for the benchmarks that replay them outside
+//! this process (`bench --java`, `bench --python`), so that every side replays the very same
+//! records.
+//!
+//! A record file is a sequence of big-endian frames: `i32 partition`, `i64 offset`,
+//! `i32 key length`, the key, `i32 value length` or -1 for a tombstone, the value.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::synth::{self, Scale, SynthRecord};
+use crate::CliError;
+
+/// The three topics' record files in a scratch directory, removed when dropped.
+pub struct RecordFiles {
+    dir: PathBuf,
+}
+
+impl RecordFiles {
+    /// Writes the synthetic topics of `scale` and `seed` (the offsets topic streamed, never all
+    /// in memory) into a fresh directory named after `purpose`.
+    pub fn write(scale: &Scale, seed: u64, purpose: &str) -> Result<Self, CliError> {
+        let millis = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let dir = std::env::temp_dir().join(format!(
+            "connect-state-bench-{purpose}-{}-{millis}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir)?;
+        let files = Self { dir };
+        write_file(
+            &files.path("config"),
+            &synth::config_topic(scale, seed).records,
+        )?;
+        write_file(
+            &files.path("status"),
+            &synth::status_topic(scale, seed).records,
+        )?;
+        write_file(&files.path("offsets"), synth::offsets_topic(scale, seed))?;
+        Ok(files)
+    }
+
+    /// The file of `topic` (`config`, `status` or `offsets`).
+    pub fn path(&self, topic: &str) -> PathBuf {
+        self.dir.join(topic)
+    }
+
+    /// The three files as `topic=path` arguments, as the oracle and bench.py take them.
+    pub fn args(&self) -> [String; 3] {
+        ["config", "status", "offsets"].map(|t| format!("{t}={}", self.path(t).display()))
+    }
+}
+
+impl Drop for RecordFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn frame(out: &mut impl Write, r: &SynthRecord) -> std::io::Result<()> {
+    out.write_all(&r.partition.to_be_bytes())?;
+    out.write_all(&r.offset.to_be_bytes())?;
+    let len = |b: &[u8]| i32::try_from(b.len()).unwrap_or(i32::MAX);
+    out.write_all(&len(&r.key).to_be_bytes())?;
+    out.write_all(&r.key)?;
+    match &r.value {
+        Some(v) => {
+            out.write_all(&len(v).to_be_bytes())?;
+            out.write_all(v)?;
+        }
+        None => out.write_all(&(-1i32).to_be_bytes())?,
+    }
+    Ok(())
+}
+
+fn write_file<R: std::borrow::Borrow<SynthRecord>>(
+    path: &Path,
+    records: impl IntoIterator<Item = R>,
+) -> Result<(), CliError> {
+    let mut out = BufWriter::new(std::fs::File::create(path)?);
+    for r in records {
+        frame(&mut out, r.borrow())?;
+    }
+    out.flush()?;
+    Ok(())
+}
