@@ -49,6 +49,9 @@ func cli(t *testing.T) string {
 	}
 	bin, _ := filepath.Abs("../../target/debug/connect-state")
 	if _, err := os.Stat(bin); err != nil {
+		if os.Getenv("CONNECT_STATE_REQUIRE_EXTERNAL") == "1" {
+			t.Fatalf("no connect-state binary at %s (CONNECT_STATE_REQUIRE_EXTERNAL=1)", bin)
+		}
 		t.Skipf("skipped: no connect-state binary at %s (cargo build -p connect-state-cli, or set CONNECT_STATE_BIN)", bin)
 	}
 	return bin

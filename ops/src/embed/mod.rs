@@ -5,6 +5,20 @@
 //!
 //! No logic of its own: each call forwards to the topic's machine and renders through the
 //! core's JSON views, so the bindings stay thin adapters (they convert types and errors).
+//!
+//! ```
+//! use connect_state_ops::embed::{Handled, Machine, TopicKind};
+//!
+//! let mut m = Machine::new(TopicKind::Config);
+//! let config = br#"{"properties":{"connector.class":"FileStreamSource","tasks.max":"1"}}"#;
+//! let handled = m.handle_record(Some(b"connector-orders"), Some(config), 0, 0, None).unwrap();
+//! assert_eq!(handled, Handled::Applied);
+//! m.mark_caught_up();
+//! while let Some(event) = m.poll_event_json() { println!("{event}"); }
+//! let snapshot: String = m.snapshot_json(); // the contract of `replay --format json`
+//! let again = Machine::restore(TopicKind::Config, &m.checkpoint()).unwrap();
+//! assert_eq!(again.snapshot_json(), snapshot);
+//! ```
 
 use engine::config::{ConfigLog, EventJson, SnapshotJson};
 use engine::offsets::{OffsetEventJson, OffsetLog, OffsetSnapshotJson};
