@@ -94,11 +94,17 @@ def main():
     hostile = subprocess.run([str(host), "--hostile"], capture_output=True, text=True, env=env)
     if hostile.returncode != 0:
         failures.append(f"hostile calls: {hostile.stderr[-4000:]}")
+    version = subprocess.run([str(host), "--contract-version"], capture_output=True, text=True,
+                             env=env, check=True).stdout.strip()
+    shown = subprocess.run([str(target / "connect-state"), "--version"], capture_output=True,
+                           text=True, check=True).stdout
+    if f"(JSON contract {version})" not in shown:
+        failures.append(f"cs_contract_version() is {version}, the CLI says {shown.strip()!r}")
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
     print(f"C ABI: {len(vectors)} vectors replayed by a C host as the CLI replays them; "
-          f"hostile calls refused; no sanitizer error, no leak")
+          f"hostile calls refused; contract version {version}, the CLI's; no sanitizer error, no leak")
     return 0
 
 

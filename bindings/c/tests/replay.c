@@ -199,7 +199,11 @@ static int hostile(void) {
 
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "--hostile") == 0) return hostile();
+    if (argc == 2 && strcmp(argv[1], "--contract-version") == 0) {
+        printf("%u\n", (unsigned)cs_contract_version());
+        return 0;
+    }
     if (argc == 2) return replay((unsigned)atoi(argv[1]));
-    fprintf(stderr, "usage: replay TOPIC < RECORDS | replay --hostile\n");
+    fprintf(stderr, "usage: replay TOPIC < RECORDS | replay --hostile | replay --contract-version\n");
     return 2;
 }
