@@ -498,8 +498,13 @@ fn the_docs_name_only_metrics_that_exist() {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            // Library paths (connect_state_core::...) are not metrics.
-            if doc[i + name.len()..].starts_with("::") || name.ends_with('_') {
+            // Library paths (connect_state_core::...) and file names (libconnect_state_c.a)
+            // are not metrics.
+            let inside_a_word = doc[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+            if doc[i + name.len()..].starts_with("::") || name.ends_with('_') || inside_a_word {
                 continue;
             }
             let family = name.strip_suffix("_total").unwrap_or(&name);
