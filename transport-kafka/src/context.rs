@@ -17,7 +17,8 @@ use crate::settings::KafkaSettings;
 #[derive(Clone, Default)]
 pub(crate) struct Context {
     failure: Arc<Mutex<Option<String>>>,
-    /// The last report that was not fatal ("Disconnected", "1/1 brokers are down", ...).
+    /// The last report that was not fatal ("Disconnected", ...; "1/1 brokers are down" only when
+    /// nothing more telling came before it).
     last_report: Arc<Mutex<Option<String>>>,
     /// Values of secret properties, never to appear in a reported reason.
     secrets: Arc<Vec<String>>,
@@ -78,10 +79,15 @@ impl ClientContext for Context {
     fn error(&self, error: KafkaError, reason: &str) {
         let text = crate::settings::redact(reason, &self.secrets);
         if !is_fatal(&error, reason) {
-            *self
+            let mut last = self
                 .last_report
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(text);
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            // "1/1 brokers are down" follows the report that says why; it does not replace it.
+            let summary = error.rdkafka_error_code() == Some(RDKafkaErrorCode::AllBrokersDown);
+            if !(summary && last.is_some()) {
+                *last = Some(text);
+            }
             return;
         }
         let mut slot = self
