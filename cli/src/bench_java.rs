@@ -9,6 +9,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bench_records::ratio;
 use crate::synth::Scale;
 use crate::CliError;
 
@@ -64,10 +65,6 @@ struct OracleBench {
     offsets_live_entries: u64,
 }
 
-fn ratio(a: f64, b: f64) -> Option<f64> {
-    (b > 0.0).then(|| a / b)
-}
-
 /// Writes the synthetic topics of `scale` and `seed`, runs `oracle bench` over them and
 /// compares with `ours`.
 pub fn bench_java(
@@ -86,22 +83,11 @@ pub fn bench_java(
     let files = crate::bench_records::RecordFiles::write(scale, seed, "java")?;
     // The JVM's own default collector (G1 on this kind of machine), as a worker runs, with the
     // heap sized up front so that growing it is not what is measured.
-    let output = Command::new(oracle)
+    let mut oracle_bench = Command::new(oracle);
+    oracle_bench
         .env("ORACLE_JAVA_OPTS", "-Xms2g -Xmx8g")
-        .args(["bench", "--runs", "5", "--warmup", "3"])
-        .args(files.args())
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| CliError::Input(format!("--java: cannot run {}: {e}", oracle.display())))?;
-    if !output.status.success() {
-        return Err(CliError::Input(format!(
-            "--java: {} bench failed ({})",
-            oracle.display(),
-            output.status
-        )));
-    }
-    let java: OracleBench = serde_json::from_slice(&output.stdout)
-        .map_err(|e| CliError::Input(format!("--java: unreadable oracle output: {e}")))?;
+        .args(["bench", "--runs", "5", "--warmup", "3"]);
+    let java: OracleBench = files.run_over(oracle_bench, "--java", "")?;
     if java.offsets_live_entries != ours.offsets_live {
         return Err(CliError::Input(format!(
             "--java: Java's offsets store holds {} live entries, ours {}",

@@ -7,6 +7,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
+use crate::bench_records::ratio;
 use crate::synth::Scale;
 use crate::CliError;
 
@@ -59,10 +60,6 @@ struct ScriptBench {
     offsets_live_entries: u64,
 }
 
-fn ratio(a: f64, b: f64) -> Option<f64> {
-    (b > 0.0).then(|| a / b)
-}
-
 /// Writes the synthetic topics of `scale` and `seed`, runs `script` over them and compares
 /// with `ours`; fails when the Python replay did not reach the same states.
 pub fn bench_python(
@@ -73,21 +70,13 @@ pub fn bench_python(
     ours: &Ours,
 ) -> Result<PythonFigures, CliError> {
     let files = crate::bench_records::RecordFiles::write(scale, seed, "python")?;
-    let output = Command::new(script)
-        .args(["--runs", &runs.to_string()])
-        .args(files.args())
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .map_err(|e| CliError::Input(format!("--python: cannot run {}: {e}", script.display())))?;
-    if !output.status.success() {
-        return Err(CliError::Input(format!(
-            "--python: {} failed ({}; is the package installed? pip install ./bindings/python)",
-            script.display(),
-            output.status
-        )));
-    }
-    let python: ScriptBench = serde_json::from_slice(&output.stdout)
-        .map_err(|e| CliError::Input(format!("--python: unreadable bench.py output: {e}")))?;
+    let mut bench_py = Command::new(script);
+    bench_py.args(["--runs", &runs.to_string()]);
+    let python: ScriptBench = files.run_over(
+        bench_py,
+        "--python",
+        "; is the package installed? pip install ./bindings/python",
+    )?;
     let reached = [
         (
             "config connectors",

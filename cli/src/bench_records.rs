@@ -7,6 +7,9 @@
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::de::DeserializeOwned;
 
 use crate::synth::{self, Scale, SynthRecord};
 use crate::CliError;
@@ -50,6 +53,36 @@ impl RecordFiles {
     pub fn args(&self) -> [String; 3] {
         ["config", "status", "offsets"].map(|t| format!("{t}={}", self.path(t).display()))
     }
+
+    /// Runs `command` (an outside replay: the oracle, bench.py) with the three files as its
+    /// last arguments and reads its standard output as one JSON object; its standard error
+    /// goes to ours. Errors start with `option` (the bench option) and a failure adds `hint`.
+    pub fn run_over<T: DeserializeOwned>(
+        &self,
+        mut command: Command,
+        option: &str,
+        hint: &str,
+    ) -> Result<T, CliError> {
+        let program = command.get_program().to_string_lossy().into_owned();
+        let output = command
+            .args(self.args())
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| CliError::Input(format!("{option}: cannot run {program}: {e}")))?;
+        if !output.status.success() {
+            return Err(CliError::Input(format!(
+                "{option}: {program} failed ({}{hint})",
+                output.status
+            )));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|e| CliError::Input(format!("{option}: unreadable output of {program}: {e}")))
+    }
+}
+
+/// `a / b`, none when `b` is not positive: a ratio of an outside replay's figure and ours.
+pub fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0).then(|| a / b)
 }
 
 impl Drop for RecordFiles {
