@@ -138,7 +138,7 @@ impl ConfigTopic {
     fn on_connector(
         &mut self,
         c: &str,
-        body: Body,
+        body: Body<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         if body.is_none() {
@@ -164,7 +164,7 @@ impl ConfigTopic {
         &mut self,
         connector: String,
         task: i32,
-        body: Body,
+        body: Body<'_>,
         offset: i64,
     ) -> Result<(), ConfigSkip> {
         if body.is_none() {
@@ -185,7 +185,7 @@ impl ConfigTopic {
     fn on_commit(
         &mut self,
         c: &str,
-        body: &Body,
+        body: &Body<'_>,
         offset: i64,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
@@ -262,7 +262,7 @@ impl ConfigTopic {
     fn on_target_state(
         &mut self,
         c: &str,
-        body: &Body,
+        body: &Body<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         let t = &mut self.tables;
@@ -287,7 +287,7 @@ impl ConfigTopic {
     fn on_restart(
         &mut self,
         c: &str,
-        body: &Body,
+        body: &Body<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         let map = values::object(body)?;
@@ -300,7 +300,7 @@ impl ConfigTopic {
         Ok(())
     }
 
-    fn on_tasks_fencing(&mut self, c: &str, body: &Body) -> Result<(), ConfigSkip> {
+    fn on_tasks_fencing(&mut self, c: &str, body: &Body<'_>) -> Result<(), ConfigSkip> {
         let count = values::count(values::object(body)?, "task-count")?;
         let t = &mut self.tables;
         t.task_count_records.insert(c.into(), count);
@@ -310,7 +310,7 @@ impl ConfigTopic {
 
     fn on_session_key(
         &mut self,
-        body: &Body,
+        body: &Body<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         let parts = values::session_key(body)?;
@@ -328,7 +328,7 @@ impl ConfigTopic {
     fn on_logger_level(
         &mut self,
         namespace: &str,
-        body: &Body,
+        body: &Body<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         let level = values::logger_level(body)?;

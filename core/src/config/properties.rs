@@ -7,7 +7,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::ByteString;
-use crate::json::{JsonObject, JsonValue, Natural};
+use crate::json::{JsonObject, JsonValue, Members, Natural, Value};
 use crate::sync::Arc;
 
 /// A connector or task configuration as read: property names to values, sorted by name (byte
@@ -268,6 +268,32 @@ impl Properties {
             }
         }
         Ok(())
+    }
+}
+
+impl Properties {
+    /// Lays out an object's members as read ([`Value`]s borrowing from the record), in one
+    /// pass over them once sorted: a repeated name keeps its last value.
+    pub(crate) fn from_members(members: Members<'_>) -> Self {
+        let members = crate::json::into_sorted(members);
+        let size: usize = members
+            .iter()
+            .map(|(name, value)| name.len() + value.as_str().map_or(0, str::len))
+            .sum();
+        let count = members.len();
+        let mut text = String::with_capacity(size);
+        let mut ends = Vec::with_capacity(2 * count);
+        let mut others = Vec::new();
+        for (index, (name, value)) in members.into_iter().enumerate() {
+            text.push_str(&name);
+            ends.push(text.len());
+            match value {
+                Value::String(s) => text.push_str(&s),
+                other => others.push((index, other.into_owned())),
+            }
+            ends.push(text.len());
+        }
+        Self::build(count, &text, &ends, others)
     }
 }
 

@@ -19,11 +19,14 @@
 //! The module is `no_std` + `alloc`, never panics on any input, and is not recursive when
 //! parsing (nesting beyond Jackson's limit of 1000 is an error).
 
+mod borrowed;
 pub mod java_map;
 pub mod read;
 pub mod value;
 pub mod write;
 
+pub(crate) use borrowed::{into_sorted, member, take_member, Members, Value};
+pub(crate) use read::parse_borrowed;
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
 pub use value::{JavaDouble, JsonObject, JsonValue, Natural, JAVA_DOUBLE, MAX_DEPTH};
 pub use write::{java_double_to_string, write_str, write_value};

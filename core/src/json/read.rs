@@ -1,10 +1,12 @@
 //! Reading: Jackson 2.16's `ObjectMapper.readTree(byte[])` as configured by Kafka's
 //! `JsonConverter`, followed by the schemaless conversion to Java values.
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::borrowed::{Members, Value};
 use super::value::{JavaDouble, JsonObject, JsonValue, MAX_DEPTH};
 
 /// Maximum number of digits of a number (Jackson `StreamReadConstraints` default).
@@ -135,7 +137,14 @@ impl core::error::Error for JsonError {}
 /// approximated with Unicode's alphanumeric property plus common currency symbols, connector
 /// punctuation, format characters and combining marks.
 pub fn parse(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
-    parse_as(bytes, Dialect::Converter)
+    parse_as::<Owned>(bytes, Dialect::Converter)
+}
+
+/// [`parse`] into a [`Value`] that borrows the strings without escapes from `bytes` and keeps
+/// objects as their members in document order: what the topics' decoders read, since they
+/// copy what they keep into their own layout.
+pub(crate) fn parse_borrowed(bytes: &[u8]) -> Result<Option<Value<'_>>, JsonError> {
+    parse_as::<Borrowed>(bytes, Dialect::Converter)
 }
 
 /// Parses `bytes` as Connect's REST layer reads a request body: Jackson's default
@@ -149,7 +158,7 @@ pub fn parse(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
 ///   it; offsets may not hold one, and `OffsetUtils.validateFormat` refuses it in its turn;
 /// * a decimal is read as a `double` directly (`Double.parseDouble`): `-0.0` keeps its sign.
 pub fn parse_rest(bytes: &[u8]) -> Result<Option<JsonValue>, JsonError> {
-    parse_as(bytes, Dialect::Rest)
+    parse_as::<Owned>(bytes, Dialect::Rest)
 }
 
 /// Which of Java's two readers a parse follows.
@@ -162,7 +171,79 @@ enum Dialect {
     Rest,
 }
 
-fn parse_as(bytes: &[u8], dialect: Dialect) -> Result<Option<JsonValue>, JsonError> {
+/// What the reader builds: owned [`JsonValue`]s ([`Owned`]) or borrowed [`Value`]s
+/// ([`Borrowed`]). One reader serves both, so they accept the same inputs.
+trait Build<'a> {
+    /// A finished value.
+    type Value;
+    /// An object whose members are being added.
+    type Object;
+    /// `null`, a boolean or a number.
+    fn scalar(value: JsonValue) -> Self::Value;
+    fn string(text: Cow<'a, str>) -> Self::Value;
+    fn array(items: Vec<Self::Value>) -> Self::Value;
+    fn new_object() -> Self::Object;
+    /// Adds a member; a repeated name is the builder's to resolve (the last one wins).
+    fn member(object: &mut Self::Object, name: Cow<'a, str>, value: Self::Value);
+    fn object(object: Self::Object) -> Self::Value;
+}
+
+/// Builds [`JsonValue`]s: a `String` per string, a sorted map per object.
+struct Owned;
+
+impl<'a> Build<'a> for Owned {
+    type Value = JsonValue;
+    type Object = JsonObject;
+    fn scalar(value: JsonValue) -> JsonValue {
+        value
+    }
+    fn string(text: Cow<'a, str>) -> JsonValue {
+        JsonValue::String(text.into_owned())
+    }
+    fn array(items: Vec<JsonValue>) -> JsonValue {
+        JsonValue::Array(items)
+    }
+    fn new_object() -> JsonObject {
+        JsonObject::new()
+    }
+    fn member(object: &mut JsonObject, name: Cow<'a, str>, value: JsonValue) {
+        object.insert(name.into_owned(), value);
+    }
+    fn object(object: JsonObject) -> JsonValue {
+        JsonValue::Object(object)
+    }
+}
+
+/// Builds [`Value`]s: strings borrowed where they have no escapes, members in document order.
+struct Borrowed;
+
+impl<'a> Build<'a> for Borrowed {
+    type Value = Value<'a>;
+    type Object = Members<'a>;
+    fn scalar(value: JsonValue) -> Value<'a> {
+        Value::Scalar(value)
+    }
+    fn string(text: Cow<'a, str>) -> Value<'a> {
+        Value::String(text)
+    }
+    fn array(items: Vec<Value<'a>>) -> Value<'a> {
+        Value::Array(items)
+    }
+    fn new_object() -> Members<'a> {
+        Vec::new()
+    }
+    fn member(object: &mut Members<'a>, name: Cow<'a, str>, value: Value<'a>) {
+        object.push((name, value));
+    }
+    fn object(object: Members<'a>) -> Value<'a> {
+        Value::Object(object)
+    }
+}
+
+fn parse_as<'a, B: Build<'a>>(
+    bytes: &'a [u8],
+    dialect: Dialect,
+) -> Result<Option<B::Value>, JsonError> {
     let start = if bytes.len() >= 4 && bytes.starts_with(&BOM) {
         BOM.len()
     } else {
@@ -177,14 +258,14 @@ fn parse_as(bytes: &[u8], dialect: Dialect) -> Result<Option<JsonValue>, JsonErr
     if parser.pos >= bytes.len() {
         return Ok(None);
     }
-    parser.parse_root().map(Some)
+    parser.parse_root::<B>().map(Some)
 }
 
 /// An array or object whose members are still being read.
-enum Frame {
-    Array(Vec<JsonValue>),
+enum Frame<'a, B: Build<'a>> {
+    Array(Vec<B::Value>),
     /// The members so far, and the name of the member whose value is being read.
-    Object(JsonObject, String),
+    Object(B::Object, Cow<'a, str>),
 }
 
 struct Parser<'a> {
@@ -193,7 +274,7 @@ struct Parser<'a> {
     dialect: Dialect,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -217,8 +298,8 @@ impl Parser<'_> {
 
     /// Reads one value starting at the current (non-whitespace) position; iterative, so deep
     /// nesting cannot overflow the stack.
-    fn parse_root(&mut self) -> Result<JsonValue, JsonError> {
-        let mut stack: Vec<Frame> = Vec::new();
+    fn parse_root<B: Build<'a>>(&mut self) -> Result<B::Value, JsonError> {
+        let mut stack: Vec<Frame<'a, B>> = Vec::new();
         'value: loop {
             let mut value = match self.peek() {
                 Some(b'[') => {
@@ -229,7 +310,7 @@ impl Parser<'_> {
                     self.skip_ws();
                     if self.peek() == Some(b']') {
                         self.pos += 1;
-                        JsonValue::Array(Vec::new())
+                        B::array(Vec::new())
                     } else {
                         stack.push(Frame::Array(Vec::new()));
                         continue 'value;
@@ -243,30 +324,30 @@ impl Parser<'_> {
                     self.skip_ws();
                     if self.peek() == Some(b'}') {
                         self.pos += 1;
-                        JsonValue::Object(JsonObject::new())
+                        B::object(B::new_object())
                     } else {
                         let name = self.parse_member_name()?;
-                        stack.push(Frame::Object(JsonObject::new(), name));
+                        stack.push(Frame::Object(B::new_object(), name));
                         continue 'value;
                     }
                 }
                 Some(b'"') => {
                     self.pos += 1;
-                    JsonValue::String(self.parse_string(false)?)
+                    B::string(self.parse_string(false)?)
                 }
                 Some(b't') => {
                     self.parse_literal(b"true")?;
-                    JsonValue::Bool(true)
+                    B::scalar(JsonValue::Bool(true))
                 }
                 Some(b'f') => {
                     self.parse_literal(b"false")?;
-                    JsonValue::Bool(false)
+                    B::scalar(JsonValue::Bool(false))
                 }
                 Some(b'n') => {
                     self.parse_literal(b"null")?;
-                    JsonValue::Null
+                    B::scalar(JsonValue::Null)
                 }
-                Some(b'-' | b'0'..=b'9') => self.parse_number(stack.is_empty())?,
+                Some(b'-' | b'0'..=b'9') => B::scalar(self.parse_number(stack.is_empty())?),
                 other => return Err(self.unexpected(other)),
             };
             // Hand the finished value to its container; close containers as they end.
@@ -291,7 +372,7 @@ impl Parser<'_> {
                         }
                     }
                     Frame::Object(members, name) => {
-                        members.insert(core::mem::take(name), value);
+                        B::member(members, core::mem::take(name), value);
                         match next {
                             Some(b',') => {
                                 self.pos += 1;
@@ -306,15 +387,15 @@ impl Parser<'_> {
                     }
                 }
                 value = match frame {
-                    Frame::Array(items) => JsonValue::Array(items),
-                    Frame::Object(members, _) => JsonValue::Object(members),
+                    Frame::Array(items) => B::array(items),
+                    Frame::Object(members, _) => B::object(members),
                 };
             }
         }
     }
 
     /// Reads `"name"`, the colon and the whitespace after it.
-    fn parse_member_name(&mut self) -> Result<String, JsonError> {
+    fn parse_member_name(&mut self) -> Result<Cow<'a, str>, JsonError> {
         match self.peek() {
             Some(b'"') => self.pos += 1,
             other => return Err(self.unexpected(other)),
@@ -481,19 +562,19 @@ impl Parser<'_> {
     }
 
     /// Reads a string whose opening quote is just before the current position.
-    fn parse_string(&mut self, is_name: bool) -> Result<String, JsonError> {
+    fn parse_string(&mut self, is_name: bool) -> Result<Cow<'a, str>, JsonError> {
         let bytes = self.bytes;
         let start = self.pos;
         let end = scan_plain(bytes, start);
-        // Fast path: no escapes, valid UTF-8.
+        // Fast path: no escapes, valid UTF-8: borrowed.
         if bytes.get(end) == Some(&b'"') {
             if let Ok(text) = core::str::from_utf8(sub(bytes, start, end)) {
                 check_string_len(text, end - start, is_name, start)?;
                 self.pos = end + 1;
-                return Ok(String::from(text));
+                return Ok(Cow::Borrowed(text));
             }
         }
-        self.parse_string_slow(start, end, is_name)
+        self.parse_string_slow(start, end, is_name).map(Cow::Owned)
     }
 
     /// The general string decoder: escapes, Jackson's lenient UTF-8, UTF-16 surrogate pairing.

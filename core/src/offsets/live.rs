@@ -29,39 +29,51 @@ pub(crate) const MAX_KEY_LEN: usize = i32::MAX as usize;
 /// `offsets_memory_ratio` row (1.89x) under its 2x goal; a set apart would cost about as much
 /// as the data again.
 const TRACKED: u32 = 1 << 31;
+/// The slot hash's length in a checkpoint, where it leads the key and value bytes.
 const HASH_LEN: usize = 8;
 
 /// The record of one live key: where it lives, and its key and raw value bytes (kept in one
-/// buffer with its slot hash, since a topic can hold millions).
+/// buffer, since a topic can hold millions).
 #[derive(Clone, PartialEq, Eq)]
 pub struct StoredOffset {
-    partition: i32,
+    /// The slot hash, beside the entry in the tree node: a lookup's linear scan of a node
+    /// compares hashes without following any entry's pointer, and reads the key bytes only on
+    /// a hash tie.
+    hash: u64,
     /// The key length; the top bit is the tracked flag.
     key_len: u32,
-    offset: i64,
-    /// The slot hash (big-endian, so byte order is hash order), the key bytes, the value bytes.
+    /// The record's topic partition (in what would be the entry's padding).
+    partition: i32,
+    /// The record's offset (8 bytes, little-endian), then the key bytes, then the value
+    /// bytes: what only listings read stays out of the tree's nodes.
     /// Reference-counted: a write after a snapshot copies the tree nodes on its path, and each
     /// entry of a copied node is then a count, not a copy of its bytes (the bench's
-    /// `tail_with_snapshot_ratio` went from 3.7x with a `Box` to 2.2x, for 16 bytes more per
-    /// entry: `offsets_memory_ratio` 1.72x to 1.89x).
+    /// `tail_with_snapshot_ratio` went from 3.7x with a `Box` to 2.2x).
     bytes: Arc<[u8]>,
 }
+
+/// The length of the header of [`StoredOffset`]'s bytes: the offset.
+const HEADER_LEN: usize = 8;
 
 impl StoredOffset {
     fn new(hash: u64, key: &[u8], value: &[u8], partition: i32, offset: i64) -> Option<Self> {
         let key_len = u32::try_from(key.len())
             .ok()
             .filter(|len| len & TRACKED == 0)?;
-        let hash = hash.to_be_bytes();
+        let offset = offset.to_le_bytes();
         // An iterator of known length: collected straight into one allocation.
-        let bytes = hash.iter().chain(key).chain(value).copied().collect();
+        let bytes = offset.iter().chain(key).chain(value).copied().collect();
         Some(Self {
-            partition,
+            hash,
             key_len,
-            offset,
+            partition,
             bytes,
         })
     }
+
+    // The accessors below slice without fallbacks: `new` builds the bytes as header, key,
+    // value, and the checkpoint decoder refuses a key length beyond them, so an out-of-range
+    // slice is a bug here and panics rather than reading as empty.
 
     /// The topic partition the latest record of the key was read from.
     pub fn partition(&self) -> i32 {
@@ -70,21 +82,19 @@ impl StoredOffset {
 
     /// That record's offset in its partition.
     pub fn offset(&self) -> i64 {
-        self.offset
+        let mut offset = [0; 8];
+        offset.copy_from_slice(&self.bytes[..HEADER_LEN]);
+        i64::from_le_bytes(offset)
     }
-
-    // The accessors below slice without fallbacks: `new` builds the bytes as slot hash, key,
-    // value, and the checkpoint decoder refuses a key length beyond them, so an out-of-range
-    // slice is a bug here and panics rather than reading as empty.
 
     /// The raw value bytes.
     pub fn value(&self) -> &[u8] {
-        &self.bytes[self.slot_end()..]
+        &self.bytes[self.key_end()..]
     }
 
     /// The raw key bytes (empty for the null key).
     pub(crate) fn key(&self) -> &[u8] {
-        &self.bytes[HASH_LEN..self.slot_end()]
+        &self.bytes[HEADER_LEN..self.key_end()]
     }
 
     /// Whether this key added its partition to its connector's set.
@@ -100,31 +110,69 @@ impl StoredOffset {
         };
     }
 
-    fn slot_end(&self) -> usize {
-        HASH_LEN + (self.key_len & !TRACKED) as usize
+    fn key_end(&self) -> usize {
+        HEADER_LEN + (self.key_len & !TRACKED) as usize
     }
 
     /// The slot hash.
     fn hash(&self) -> u64 {
-        let mut hash = [0; HASH_LEN];
-        hash.copy_from_slice(&self.bytes[..HASH_LEN]);
-        u64::from_be_bytes(hash)
-    }
-
-    /// The slot hash and key: what the set orders by.
-    fn slot(&self) -> &[u8] {
-        &self.bytes[..self.slot_end()]
+        self.hash
     }
 }
 
 impl fmt::Debug for StoredOffset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("StoredOffset")
-            .field("partition", &self.partition)
-            .field("offset", &self.offset)
+            .field("partition", &self.partition())
+            .field("offset", &self.offset())
             .field("value", &self.value())
             .field("tracked", &self.is_tracked())
             .finish()
+    }
+}
+
+/// What the set of live keys orders by: a slot hash, then key bytes.
+///
+/// Stored entries and lookups both present themselves as one (`dyn Slot`), so a lookup
+/// compares a `(hash, &key)` pair with the stored entries without building a key of the
+/// stored type first.
+trait Slot {
+    /// The slot hash.
+    fn slot_hash(&self) -> u64;
+    /// The key bytes.
+    fn slot_key(&self) -> &[u8];
+}
+
+impl Slot for (u64, &[u8]) {
+    fn slot_hash(&self) -> u64 {
+        self.0
+    }
+
+    fn slot_key(&self) -> &[u8] {
+        self.1
+    }
+}
+
+impl PartialEq for dyn Slot + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for dyn Slot + '_ {}
+
+impl PartialOrd for dyn Slot + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn Slot + '_ {
+    /// The hash first (an integer, held beside the entry); the key bytes only on a tie.
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.slot_hash()
+            .cmp(&other.slot_hash())
+            .then_with(|| self.slot_key().cmp(other.slot_key()))
     }
 }
 
@@ -132,9 +180,19 @@ impl fmt::Debug for StoredOffset {
 #[derive(Clone)]
 struct BySlot(StoredOffset);
 
+impl Slot for BySlot {
+    fn slot_hash(&self) -> u64 {
+        self.0.hash
+    }
+
+    fn slot_key(&self) -> &[u8] {
+        self.0.key()
+    }
+}
+
 impl PartialEq for BySlot {
     fn eq(&self, other: &Self) -> bool {
-        self.0.slot() == other.0.slot()
+        self.cmp(other) == Ordering::Equal
     }
 }
 
@@ -148,22 +206,14 @@ impl PartialOrd for BySlot {
 
 impl Ord for BySlot {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.slot().cmp(other.0.slot())
+        (self as &dyn Slot).cmp(other as &dyn Slot)
     }
 }
 
-impl Borrow<[u8]> for BySlot {
-    fn borrow(&self) -> &[u8] {
-        self.0.slot()
+impl<'a> Borrow<dyn Slot + 'a> for BySlot {
+    fn borrow(&self) -> &(dyn Slot + 'a) {
+        self
     }
-}
-
-/// The lookup form of a key: its slot hash, then its bytes.
-fn slot_of(hash: u64, key: &[u8]) -> Vec<u8> {
-    let mut slot = Vec::with_capacity(HASH_LEN + key.len());
-    slot.extend_from_slice(&hash.to_be_bytes());
-    slot.extend_from_slice(key);
-    slot
 }
 
 /// Raw key bytes (`None`: a record without key) to the latest record, grouped by slot hash.
@@ -179,45 +229,32 @@ impl LiveKeys {
     pub(crate) fn get(&self, key: Option<&[u8]>, hash: u64) -> Option<&StoredOffset> {
         match key {
             None => self.null_key.as_ref(),
-            Some(key) => self.keyed.get(&slot_of(hash, key)[..]).map(|e| &e.0),
+            Some(key) => self.keyed.get(&(hash, key) as &dyn Slot).map(|e| &e.0),
         }
     }
 
-    /// Stores a new record of `key` (slot hash `hash`), keeping the key's tracked flag. Keys
-    /// longer than [`MAX_KEY_LEN`] are refused before this is called.
+    /// Stores a new record of `key` (slot hash `hash`), replacing the key's record and
+    /// tracked flag. Keys longer than [`MAX_KEY_LEN`] are refused before this is called.
     pub(crate) fn upsert(
         &mut self,
         key: Option<&[u8]>,
         hash: u64,
         value: &[u8],
-        partition: i32,
-        offset: i64,
+        position: (i32, i64),
+        tracked: bool,
     ) {
-        let Some(record) =
+        let (partition, offset) = position;
+        let Some(mut record) =
             StoredOffset::new(hash, key.unwrap_or_default(), value, partition, offset)
         else {
             return;
         };
-        let replace = |stored: &mut StoredOffset, mut record: StoredOffset| {
-            record.set_tracked(stored.is_tracked());
-            *stored = record;
-        };
+        record.set_tracked(tracked);
         match key {
-            None => match &mut self.null_key {
-                Some(stored) => replace(stored, record),
-                None => self.null_key = Some(record),
-            },
-            Some(key) => {
-                let slot = slot_of(hash, key);
-                let mut record = Some(record);
-                let updated = self.keyed.update(&slot[..], |stored| {
-                    if let Some(record) = record.take() {
-                        replace(&mut stored.0, record);
-                    }
-                });
-                if let (false, Some(record)) = (updated, record) {
-                    self.keyed.insert(BySlot(record));
-                }
+            None => self.null_key = Some(record),
+            // One search: an insert replaces the stored entry of an equal slot.
+            Some(_) => {
+                self.keyed.insert(BySlot(record));
             }
         }
     }
@@ -227,7 +264,7 @@ impl LiveKeys {
         match key {
             None => self.null_key = None,
             Some(key) => {
-                self.keyed.remove(&slot_of(hash, key)[..]);
+                self.keyed.remove(&(hash, key) as &dyn Slot);
             }
         }
     }
@@ -235,7 +272,7 @@ impl LiveKeys {
     /// Sets or clears the tracked flag of a live `key` (in place: the flag is not part of the
     /// slot the set orders by).
     pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
-        self.keyed.update(&slot_of(hash, key)[..], |stored| {
+        self.keyed.update(&(hash, key) as &dyn Slot, |stored| {
             stored.0.set_tracked(tracked)
         });
     }
@@ -254,9 +291,10 @@ impl LiveKeys {
 
     /// Keyed records with a slot hash from `start` up to `end` (excluded; `None`: no end).
     fn hash_range(&self, start: u64, end: Option<u64>) -> impl Iterator<Item = &StoredOffset> {
-        let start = start.to_be_bytes();
+        // The empty key comes first among the keys of a hash.
+        let start: (u64, &[u8]) = (start, &[]);
         self.keyed
-            .range::<[u8], _>((Bound::Included(&start[..]), Bound::Unbounded))
+            .range::<dyn Slot, _>((Bound::Included(&start as &dyn Slot), Bound::Unbounded))
             .map(|e| &e.0)
             .take_while(move |record| end.is_none_or(|end| record.hash() < end))
     }
@@ -295,6 +333,31 @@ impl fmt::Debug for LiveKeys {
     }
 }
 
+/// A live key's bytes as a checkpoint writes them: slot hash (big-endian), key, value.
+struct WireBytes(Vec<u8>);
+
+impl Serialize for WireBytes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ByteString(&self.0[..]).serialize(serializer)
+    }
+}
+
+/// A live key's bytes as a checkpoint reads them: the slot hash, and the key and value bytes
+/// after [`HEADER_LEN`] bytes left for the header (`None` when there are fewer bytes than a
+/// hash).
+struct Hashed(Option<(u64, Vec<u8>)>);
+
+impl From<&[u8]> for Hashed {
+    fn from(bytes: &[u8]) -> Self {
+        Self(bytes.split_first_chunk::<HASH_LEN>().map(|(hash, rest)| {
+            let mut bytes = Vec::with_capacity(HEADER_LEN + rest.len());
+            bytes.extend_from_slice(&[0; HEADER_LEN]);
+            bytes.extend_from_slice(rest);
+            (u64::from_be_bytes(*hash), bytes)
+        }))
+    }
+}
+
 /// One live key in a checkpoint.
 #[derive(Serialize, Deserialize)]
 struct Wire<B> {
@@ -310,12 +373,17 @@ impl Serialize for LiveKeys {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let null = self.null_key.iter().map(|record| (false, record));
         let keyed = self.keyed.iter().map(|e| (true, &e.0));
-        serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| Wire {
-            keyed,
-            partition: record.partition,
-            key_len: record.key_len,
-            offset: record.offset,
-            bytes: ByteString(&record.bytes[..]),
+        serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| {
+            // The checkpoint's form (format 6): the slot hash leads the key and value bytes.
+            let hash = record.hash.to_be_bytes();
+            let key_and_value = &record.bytes[HEADER_LEN..];
+            Wire {
+                keyed,
+                partition: record.partition(),
+                key_len: record.key_len,
+                offset: record.offset(),
+                bytes: WireBytes(hash.iter().chain(key_and_value).copied().collect()),
+            }
         }))
     }
 }
@@ -326,17 +394,21 @@ impl<'de> Deserialize<'de> for LiveKeys {
     /// them.)
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let wires = Vec::<Wire<ByteString<Arc<[u8]>>>>::deserialize(deserializer)?;
+        let wires = Vec::<Wire<ByteString<Hashed>>>::deserialize(deserializer)?;
         let mut live = Self::default();
         let mut keyed = Vec::with_capacity(wires.len());
         for wire in wires {
-            let record = StoredOffset {
-                partition: wire.partition,
-                key_len: wire.key_len,
-                offset: wire.offset,
-                bytes: wire.bytes.0,
+            let Some((hash, mut bytes)) = wire.bytes.0 .0 else {
+                return Err(D::Error::custom("a live key is shorter than its slot hash"));
             };
-            if record.slot_end() > record.bytes.len() {
+            bytes[..HEADER_LEN].copy_from_slice(&wire.offset.to_le_bytes());
+            let record = StoredOffset {
+                hash,
+                key_len: wire.key_len,
+                partition: wire.partition,
+                bytes: bytes.into(),
+            };
+            if record.key_end() > record.bytes.len() {
                 return Err(D::Error::custom("a live key is longer than its bytes"));
             }
             if !wire.keyed {
@@ -373,10 +445,10 @@ mod tests {
     fn keeps_the_latest_record_per_key_listed_in_key_order() {
         let mut live = LiveKeys::default();
         // Hashes out of key order: listings still come sorted by key bytes.
-        live.upsert(Some(b"b"), 1, b"1", 0, 0);
-        live.upsert(Some(b"a"), 9, b"2", 0, 1);
-        live.upsert(None, 0, b"3", 0, 2);
-        live.upsert(Some(b"b"), 1, b"4", 0, 3);
+        live.upsert(Some(b"b"), 1, b"1", (0, 0), false);
+        live.upsert(Some(b"a"), 9, b"2", (0, 1), false);
+        live.upsert(None, 0, b"3", (0, 2), false);
+        live.upsert(Some(b"b"), 1, b"4", (0, 3), false);
         assert_eq!(live.len(), 3);
         let expected = vec![
             (None, b"3".to_vec(), 2),
@@ -399,16 +471,17 @@ mod tests {
     }
 
     #[test]
-    fn tracked_flags_survive_new_values_and_hash_ranges_select_keys() {
+    fn tracked_flags_are_set_by_writes_and_hash_ranges_select_keys() {
         let mut live = LiveKeys::default();
         let near = (7u64 << 32) | 5;
-        live.upsert(Some(b"x"), near, b"1", 0, 0);
-        live.upsert(Some(b"y"), near, b"1", 0, 1);
-        live.upsert(Some(b"z"), (7 << 32) | 6, b"1", 0, 2);
-        live.upsert(Some(b"w"), 8 << 32, b"1", 0, 3);
-        live.upsert(Some(b"v"), u64::MAX, b"1", 0, 4);
+        live.upsert(Some(b"x"), near, b"1", (0, 0), false);
+        live.upsert(Some(b"y"), near, b"1", (0, 1), false);
+        live.upsert(Some(b"z"), (7 << 32) | 6, b"1", (0, 2), false);
+        live.upsert(Some(b"w"), 8 << 32, b"1", (0, 3), false);
+        live.upsert(Some(b"v"), u64::MAX, b"1", (0, 4), false);
         live.set_tracked(b"x", near, true);
-        live.upsert(Some(b"x"), near, b"2", 0, 5);
+        assert!(live.get(Some(b"x"), near).unwrap().is_tracked());
+        live.upsert(Some(b"x"), near, b"2", (0, 5), true);
         let x = live.get(Some(b"x"), near).unwrap();
         assert!(x.is_tracked() && x.value() == b"2" && x.key() == b"x");
         assert!(!live.get(Some(b"y"), near).unwrap().is_tracked());
@@ -430,10 +503,10 @@ mod tests {
     fn equality_compares_records_and_flags_not_only_keys() {
         let mut one = LiveKeys::default();
         let mut two = LiveKeys::default();
-        one.upsert(Some(b"k"), 3, b"1", 0, 0);
-        two.upsert(Some(b"k"), 3, b"2", 0, 0);
+        one.upsert(Some(b"k"), 3, b"1", (0, 0), false);
+        two.upsert(Some(b"k"), 3, b"2", (0, 0), false);
         assert_ne!(one, two);
-        two.upsert(Some(b"k"), 3, b"1", 0, 0);
+        two.upsert(Some(b"k"), 3, b"1", (0, 0), false);
         assert_eq!(one, two);
         two.set_tracked(b"k", 3, true);
         assert_ne!(one, two);
@@ -442,8 +515,8 @@ mod tests {
     #[test]
     fn checkpoint_form_round_trips_and_refuses_malformed_keys() {
         let mut live = LiveKeys::default();
-        live.upsert(None, 0, b"n", 0, 0);
-        live.upsert(Some(b"key"), 4, b"value", 1, 1);
+        live.upsert(None, 0, b"n", (0, 0), false);
+        live.upsert(Some(b"key"), 4, b"value", (1, 1), false);
         live.set_tracked(b"key", 4, true);
         let config = bincode::config::standard();
         let bytes = bincode::serde::encode_to_vec(&live, config).unwrap();

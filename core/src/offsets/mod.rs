@@ -57,9 +57,30 @@ fn hash32(bytes: &[u8]) -> u32 {
     murmur2(bytes) as u32
 }
 
+/// Which live key added `key`'s partition to its connector's set, if the partition is in the
+/// set: `Some(true)` when it is `bytes` (the record's own key) itself, `Some(false)` when it is
+/// another key with the same connector and content (compared by parsing, among the tracked keys
+/// sharing the slot hash).
+fn tracked_by(data: &LiveKeys, slot: u64, key: &PartitionKey, bytes: &[u8]) -> Option<bool> {
+    data.with_hash(slot)
+        .filter(|stored| stored.is_tracked())
+        .find_map(|stored| {
+            if stored.key() == bytes {
+                return Some(true);
+            }
+            match partition_key::classify(Some(stored.key())) {
+                KeyShape::Partition(other)
+                    if other.connector == key.connector && other.partition == key.partition =>
+                {
+                    Some(false)
+                }
+                _ => None,
+            }
+        })
+}
+
 /// The live key that added `key`'s partition to its connector's set, if the partition is in
-/// the set: the tracked key among those sharing the slot hash with the same connector and
-/// content (`bytes`, the record's own key, is taken without parsing it again).
+/// the set (see [`tracked_by`]).
 fn tracking_key(data: &LiveKeys, slot: u64, key: &PartitionKey, bytes: &[u8]) -> Option<Vec<u8>> {
     data.with_hash(slot)
         .filter(|stored| stored.is_tracked())
@@ -275,14 +296,15 @@ impl Topic for OffsetsTopic {
         let data = &mut self.tables.data;
         match record.value {
             Some(value) => {
-                data.upsert(record.key, slot, value, record.partition, record.offset);
                 // `processPartitionKey` step 7: the set gains the partition unless some key
-                // with its content already added it.
-                if let (Some(key), Some(bytes)) = (&partition, record.key) {
-                    if tracking_key(data, slot, key, bytes).is_none() {
-                        data.set_tracked(bytes, slot, true);
-                    }
-                }
+                // with its content already added it; the key that did stays tracked. (Keys of
+                // other shapes are never tracked.)
+                let tracked = match (&partition, record.key) {
+                    (Some(key), Some(bytes)) => tracked_by(data, slot, key, bytes).unwrap_or(true),
+                    _ => false,
+                };
+                let position = (record.partition, record.offset);
+                data.upsert(record.key, slot, value, position, tracked);
             }
             None => {
                 // Step 7 for a tombstone: the partition leaves the set, whichever key added it.
@@ -374,8 +396,10 @@ impl OffsetSnapshot {
 
     /// Java's `connectorPartitions(name)`: the connector's known partitions, sorted.
     pub fn connector_partitions(&self, connector: &str) -> impl Iterator<Item = JsonObject> {
-        let mut partitions: Vec<JsonObject> =
-            self.tracked(connector).map(|key| key.partition).collect();
+        let mut partitions: Vec<JsonObject> = self
+            .tracked(connector)
+            .map(|(key, _)| key.partition)
+            .collect();
         partitions.sort_unstable();
         partitions.into_iter()
     }
@@ -395,31 +419,35 @@ impl OffsetSnapshot {
         skip: usize,
         take: usize,
     ) -> (Vec<OrderedMap>, usize) {
-        let mut tracked: Vec<PartitionKey> = self.tracked(connector).collect();
-        tracked.sort_unstable_by(|a, b| a.partition.cmp(&b.partition));
+        let mut tracked: Vec<(PartitionKey, &[u8])> = self.tracked(connector).collect();
+        tracked.sort_unstable_by(|a, b| a.0.partition.cmp(&b.0.partition));
         let page = tracked
             .iter()
             .skip(skip)
             .take(take)
-            .map(|k| {
-                OrderedMap::java_hash_map(
-                    &k.partition,
-                    &names_in_order(&k.partition, &k.member_order),
-                )
+            .map(|(k, bytes)| {
+                let order = partition_key::member_order(bytes);
+                OrderedMap::java_hash_map(&k.partition, &names_in_order(&k.partition, &order))
             })
             .collect();
         (page, tracked.len())
     }
 
-    /// The connector's tracked partitions (each as the key that added it), in storage order.
-    fn tracked<'a>(&'a self, connector: &'a str) -> impl Iterator<Item = PartitionKey> + 'a {
+    /// The connector's tracked partitions (each as the key that added it, and that key's
+    /// bytes), in storage order.
+    fn tracked<'a>(
+        &'a self,
+        connector: &'a str,
+    ) -> impl Iterator<Item = (PartitionKey, &'a [u8])> + 'a {
         self.0
             .data
             .with_high_bits(hash32(connector.as_bytes()))
             .filter(|stored| stored.is_tracked())
             .filter_map(
                 move |stored| match partition_key::classify(Some(stored.key())) {
-                    KeyShape::Partition(key) if key.connector == connector => Some(key),
+                    KeyShape::Partition(key) if key.connector == connector => {
+                        Some((key, stored.key()))
+                    }
                     _ => None,
                 },
             )

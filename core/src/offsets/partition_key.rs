@@ -13,9 +13,6 @@ use crate::json::{self, JsonObject, JsonValue};
 pub(crate) struct PartitionKey {
     pub(crate) connector: String,
     pub(crate) partition: JsonObject,
-    /// The partition's member names in the order the key lists them (first occurrences), which
-    /// is the order Java's `JsonConverter` puts them into its `HashMap`.
-    pub(crate) member_order: Vec<String>,
 }
 
 /// What `processPartitionKey` makes of a key.
@@ -92,17 +89,21 @@ pub(crate) fn classify(key: Option<&[u8]>) -> KeyShape {
         return KeyShape::Ignored(KeyProblem::FirstNotString);
     };
     match second {
-        JsonValue::Object(partition) => {
-            let member_order = second_element_member_names(bytes).unwrap_or_default();
-            KeyShape::Partition(PartitionKey {
-                connector,
-                partition,
-                member_order,
-            })
-        }
+        JsonValue::Object(partition) => KeyShape::Partition(PartitionKey {
+            connector,
+            partition,
+        }),
         JsonValue::Null => KeyShape::NullPartition,
         _ => KeyShape::Ignored(KeyProblem::SecondNotMap),
     }
+}
+
+/// The partition's member names in the order a `[connector, {partition}]` key lists them
+/// (first occurrences), which is the order Java's `JsonConverter` puts them into its `HashMap`:
+/// what listings re-serialize partitions in. Only listings need it, so [`classify`] (every
+/// record) leaves it out. Empty when the key is not of that shape.
+pub(crate) fn member_order(key: &[u8]) -> Vec<String> {
+    second_element_member_names(key).unwrap_or_default()
 }
 
 /// The member names of the object that is the second element of the top-level array, in
@@ -247,26 +248,26 @@ impl Scanner<'_> {
 mod tests {
     use super::*;
 
-    fn partition(key: &str) -> PartitionKey {
+    fn partition(key: &str) -> (PartitionKey, Vec<String>) {
         match classify(Some(key.as_bytes())) {
-            KeyShape::Partition(p) => p,
+            KeyShape::Partition(p) => (p, member_order(key.as_bytes())),
             other => panic!("{key}: {other:?}"),
         }
     }
 
     #[test]
     fn partitions_and_their_member_order() {
-        let p = partition(r#"["c",{"table":"t","shard":1,"database":"d"}]"#);
+        let (p, order) = partition(r#"["c",{"table":"t","shard":1,"database":"d"}]"#);
         assert_eq!(p.connector, "c");
-        assert_eq!(p.member_order, ["table", "shard", "database"]);
+        assert_eq!(order, ["table", "shard", "database"]);
         assert_eq!(p.partition.len(), 3);
-        let p = partition(
+        let (p, order) = partition(
             " [ \"c\" , { \"a\\\"\" : [1,{\"x\":[]}] , \"b\" : \"}\" , \"a\\\"\" : 2 } ] trailing",
         );
-        assert_eq!(p.member_order, ["a\"", "b"]);
+        assert_eq!(order, ["a\"", "b"]);
         assert_eq!(p.partition.get("a\""), Some(&JsonValue::Long(2)));
-        let p = partition(r#"["c",{}]"#);
-        assert!(p.member_order.is_empty());
+        let (_, order) = partition(r#"["c",{}]"#);
+        assert!(order.is_empty());
     }
 
     #[test]

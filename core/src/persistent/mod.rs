@@ -42,6 +42,13 @@ const MIN_ENTRIES: usize = MAX_ENTRIES / 2;
 /// children, and `(MIN_ENTRIES + 1)^25` exceeds `usize::MAX`.
 const MAX_DEPTH: usize = 32;
 
+/// Where an entry is in a tree: the child taken at each level, then its index in the node.
+#[derive(Default)]
+struct Path {
+    children: ArrayVec<u8, MAX_DEPTH>,
+    entry: usize,
+}
+
 /// A persistent ordered map: `BTreeMap`'s semantics, O(1) clones, copy-on-write nodes.
 ///
 /// Iteration is in key order. [`insert`](Self::insert) replaces the stored key as well as the
@@ -165,34 +172,61 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
         K: Borrow<Q>,
         Q: Ord + ?Sized,
     {
-        let mut path: ArrayVec<u8, MAX_DEPTH> = ArrayVec::new();
+        let path = self.path_to(key)?;
+        self.entry_at(&path)
+    }
+
+    /// Where `key` is stored: the child index at each level, then the entry's index in its
+    /// node. Reads the shared nodes only.
+    fn path_to<Q>(&self, key: &Q) -> Option<Path>
+    where
+        K: Borrow<Q>,
+        Q: Ord + ?Sized,
+    {
+        let mut path = Path::default();
         let mut node = self.root.as_deref()?;
-        let found = loop {
+        loop {
             match node.search(key) {
-                Ok(i) => break i,
+                Ok(i) => {
+                    path.entry = i;
+                    return Some(path);
+                }
                 Err(i) => {
                     node = node.children.get(i)?;
                     // A tree of `usize` entries is at most `MAX_DEPTH` deep.
-                    path.try_push(u8::try_from(i).ok()?).ok()?;
+                    path.children.try_push(u8::try_from(i).ok()?).ok()?;
+                }
+            }
+        }
+    }
+
+    /// The entry at `path` (from [`path_to`](Self::path_to), with no change in between),
+    /// making unique the nodes on the way.
+    fn entry_at(&mut self, path: &Path) -> Option<&mut (K, V)> {
+        let mut node = Arc::make_mut(self.root.as_mut()?);
+        for &i in &path.children {
+            node = Arc::make_mut(node.children.get_mut(usize::from(i))?);
+        }
+        node.entries.get_mut(path.entry)
+    }
+
+    /// The value under `key`, inserting `make()` first when the key is absent. One search
+    /// when the key is present.
+    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
+        let path = match self.path_to(&key) {
+            Some(path) => path,
+            None => {
+                self.insert(key.clone(), make());
+                match self.path_to(&key) {
+                    Some(path) => path,
+                    // The key was just inserted; a map that lost it would be a broken tree.
+                    None => unreachable!("PMap lost a key it had just inserted"),
                 }
             }
         };
-        let mut node = Arc::make_mut(self.root.as_mut()?);
-        for i in path {
-            node = Arc::make_mut(node.children.get_mut(usize::from(i))?);
-        }
-        node.entries.get_mut(found)
-    }
-
-    /// The value under `key`, inserting `make()` first when the key is absent.
-    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        if !self.contains_key(&key) {
-            self.insert(key.clone(), make());
-        }
-        match self.get_mut(&key) {
-            Some(value) => value,
-            // The key was just inserted; a map that lost it would be a broken tree.
-            None => unreachable!("PMap lost a key it had just inserted"),
+        match self.entry_at(&path) {
+            Some((_, value)) => value,
+            None => unreachable!("PMap lost the entry it had just found"),
         }
     }
 

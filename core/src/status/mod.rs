@@ -233,15 +233,22 @@ impl StatusTopic {
             });
             return Ok(());
         };
-        let status = values::status(bytes)?;
+        let status = Arc::new(values::status(bytes)?);
         let t = &mut self.tables;
-        let cached = t.tasks.get(&c).and_then(|row| row.get(&task));
-        if is_stale_unassigned(cached.map(|s| &**s), &status) {
-            return Err(StatusSkip::StaleUnassigned);
+        // One search of the connectors' rows (the replay's most frequent record).
+        match t.tasks.get_mut(&c) {
+            Some(row) => {
+                if is_stale_unassigned(row.get(&task).map(|s| &**s), &status) {
+                    return Err(StatusSkip::StaleUnassigned);
+                }
+                row.insert(task, status.clone());
+            }
+            None => {
+                let mut row = TaskRow::new();
+                row.insert(task, status.clone());
+                t.tasks.insert(c.clone(), row);
+            }
         }
-        let status = Arc::new(status);
-        let row = t.tasks.get_or_insert_with(c.clone(), TaskRow::new);
-        row.insert(task, status.clone());
         events.emit(StatusEvent::TaskStatusChanged {
             id: TaskId::new(c, task),
             status,

@@ -5,7 +5,7 @@ use alloc::string::String;
 
 use super::skip::StatusSkip;
 use super::types::{Status, StatusState, TopicStatus};
-use crate::json::{self, JsonObject, JsonValue};
+use crate::json::{self, JsonValue, Members, Value};
 
 fn unparsable(reason: &'static str) -> StatusSkip {
     StatusSkip::UnparsableStatus { reason }
@@ -17,44 +17,49 @@ fn unparsable_topic(reason: &'static str) -> StatusSkip {
 
 /// Runs the converter: `Ok(None)` for empty input or the literal `null` (Java's converter gives
 /// `null`, which is not a map and so unparsable, never a tombstone).
-fn convert(bytes: &[u8]) -> Result<Option<JsonValue>, StatusSkip> {
-    match json::parse(bytes) {
-        Ok(Some(JsonValue::Null) | None) => Ok(None),
-        Ok(Some(v)) => Ok(Some(v)),
+fn convert(bytes: &[u8]) -> Result<Option<Value<'_>>, StatusSkip> {
+    match json::parse_borrowed(bytes) {
+        Ok(Some(v)) if v.is_null() => Ok(None),
+        Ok(v) => Ok(v),
         Err(e) => Err(StatusSkip::InvalidJson(e)),
     }
+}
+
+/// Member `name` of `map` (the last of that name, as Java's map holds it).
+fn get<'v, 'a>(map: &'v Members<'a>, name: &str) -> Option<&'v Value<'a>> {
+    json::member(map, name)
 }
 
 /// A member cast to `String` the way Java's `(String) map.get(k)` does: absent and `null` are
 /// `None`, another type is the `ClassCastException`.
 fn optional_string(
-    map: &JsonObject,
+    map: &Members<'_>,
     member: &str,
     err: &'static str,
 ) -> Result<Option<String>, StatusSkip> {
-    match map.get(member) {
-        None | Some(JsonValue::Null) => Ok(None),
-        Some(JsonValue::String(s)) => Ok(Some(s.clone())),
+    match get(map, member) {
+        None | Some(Value::Scalar(JsonValue::Null)) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(String::from(&**s))),
         Some(_) => Err(unparsable(err)),
     }
 }
 
 /// Java's `parseConnectorStatus` / `parseTaskStatus` (identical).
 pub(crate) fn status(bytes: &[u8]) -> Result<Status, StatusSkip> {
-    let Some(JsonValue::Object(map)) = convert(bytes)? else {
+    let Some(Value::Object(map)) = convert(bytes)? else {
         return Err(unparsable("not a JSON object"));
     };
-    let state = match map.get("state") {
-        Some(JsonValue::String(name)) => StatusState::from_java_name(name)
+    let state = match get(&map, "state").and_then(Value::as_str) {
+        Some(name) => StatusState::from_java_name(name)
             .ok_or_else(|| unparsable("`state` is not a known state name"))?,
-        _ => return Err(unparsable("`state` is missing or not a string")),
+        None => return Err(unparsable("`state` is missing or not a string")),
     };
     let trace = optional_string(&map, "trace", "`trace` is not a string")?;
     let worker_id = optional_string(&map, "worker_id", "`worker_id` is not a string")?;
-    let generation = match map.get("generation") {
+    let generation = match get(&map, "generation").and_then(Value::as_long) {
         // Java's `Long.intValue()`: the low 32 bits.
-        Some(JsonValue::Long(n)) => *n as i32,
-        _ => return Err(unparsable("`generation` is missing or not an integer")),
+        Some(n) => n as i32,
+        None => return Err(unparsable("`generation` is missing or not an integer")),
     };
     // Kafka 4.1's optional `version`, cast like the others: a non-string makes the status
     // unparsable (checked against Kafka 4.4.0; Kafka 3.9 and 4.0 ignore the member).
@@ -70,31 +75,31 @@ pub(crate) fn status(bytes: &[u8]) -> Result<Status, StatusSkip> {
 
 /// Java's `parseTopicStatus`.
 pub(crate) fn topic_status(bytes: &[u8]) -> Result<TopicStatus, StatusSkip> {
-    let Some(JsonValue::Object(map)) = convert(bytes)? else {
+    let Some(Value::Object(map)) = convert(bytes)? else {
         return Err(unparsable_topic("not a JSON object"));
     };
-    let Some(JsonValue::Object(topic)) = map.get("topic") else {
+    let Some(topic) = get(&map, "topic").and_then(Value::as_object) else {
         return Err(unparsable_topic("`topic` is missing or not an object"));
     };
-    let Some(JsonValue::String(name)) = topic.get("name") else {
+    let Some(name) = get(topic, "name").and_then(Value::as_str) else {
         return Err(unparsable_topic("`name` is missing or not a string"));
     };
-    let Some(JsonValue::String(connector)) = topic.get("connector") else {
+    let Some(connector) = get(topic, "connector").and_then(Value::as_str) else {
         return Err(unparsable_topic("`connector` is missing or not a string"));
     };
-    let Some(JsonValue::Long(task)) = topic.get("task") else {
+    let Some(task) = get(topic, "task").and_then(Value::as_long) else {
         return Err(unparsable_topic("`task` is missing or not an integer"));
     };
-    let Some(JsonValue::Long(discover_timestamp)) = topic.get("discoverTimestamp") else {
+    let Some(discover_timestamp) = get(topic, "discoverTimestamp").and_then(Value::as_long) else {
         return Err(unparsable_topic(
             "`discoverTimestamp` is missing or not an integer",
         ));
     };
     Ok(TopicStatus {
-        name: name.clone(),
-        connector: connector.clone(),
+        name: name.into(),
+        connector: connector.into(),
         // Java's `Long.intValue()`.
-        task: *task as i32,
-        discover_timestamp: *discover_timestamp,
+        task: task as i32,
+        discover_timestamp,
     })
 }

@@ -1,0 +1,260 @@
+//! [`Value`]: a parsed JSON value that borrows from the input, for the topics' own decoders.
+//!
+//! [`parse`](super::parse) builds a [`JsonValue`] with an owned `String` per string and a
+//! sorted map per object. The state machines only look up a few members of most records (a
+//! connector's `properties`, a status's `state`), and copy what they keep into their own
+//! layout ([`Properties`](crate::config::Properties), a status), so their decoders read a
+//! [`Value`] instead: a string without escapes is a slice of the record, and an object is its
+//! members in document order. The accepted inputs and the values are [`parse`](super::parse)'s
+//! (the same reader builds both): duplicate member names are all kept here, and a lookup
+//! returns the last, as Jackson's tree does.
+
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::{self, Vec};
+
+use super::{JsonObject, JsonValue};
+
+/// An object's members in document order, repeated names included.
+pub(crate) type Members<'a> = Vec<(Cow<'a, str>, Value<'a>)>;
+
+/// A JSON value as [`parse`](super::parse) reads it, with strings borrowed from the input
+/// where they have no escapes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Value<'a> {
+    /// `null`, a boolean or a number: never a string, array or object.
+    Scalar(JsonValue),
+    /// A string.
+    String(Cow<'a, str>),
+    /// An array.
+    Array(Vec<Self>),
+    /// An object.
+    Object(Members<'a>),
+}
+
+/// The value of member `name`: the last of that name, as Jackson's `ObjectNode` keeps it.
+pub(crate) fn member<'v, 'a>(members: &'v Members<'a>, name: &str) -> Option<&'v Value<'a>> {
+    members
+        .iter()
+        .rev()
+        .find(|(n, _)| n.as_ref() == name)
+        .map(|(_, v)| v)
+}
+
+/// Takes the value of member `name` (the last of that name) out of `members`.
+pub(crate) fn take_member<'a>(members: &mut Members<'a>, name: &str) -> Option<Value<'a>> {
+    let at = members.iter().rposition(|(n, _)| n.as_ref() == name)?;
+    Some(members.swap_remove(at).1)
+}
+
+/// The members sorted by name (byte order, as a `BTreeMap<String, _>` sorts), each name once
+/// with its last value: the map Java holds.
+pub(crate) fn into_sorted(mut members: Members<'_>) -> Members<'_> {
+    // A stable sort keeps repeated names in document order, so the last of a run wins.
+    members.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut unique: Members<'_> = Vec::with_capacity(members.len());
+    for member in members {
+        match unique.last_mut() {
+            Some(last) if last.0 == member.0 => *last = member,
+            _ => unique.push(member),
+        }
+    }
+    unique
+}
+
+impl<'a> Value<'a> {
+    /// The string, if this is one.
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The members, if this is an object.
+    pub(crate) fn as_object(&self) -> Option<&Members<'a>> {
+        match self {
+            Self::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    /// The integer, if this is a `Long`.
+    pub(crate) fn as_long(&self) -> Option<i64> {
+        match self {
+            Self::Scalar(JsonValue::Long(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(self, Self::Scalar(JsonValue::Null))
+    }
+
+    /// The owned value [`parse`](super::parse) gives for the same input. Iterative: nesting
+    /// cannot overflow the stack.
+    pub(crate) fn into_owned(self) -> JsonValue {
+        /// A container whose members are being converted.
+        enum Open<'a> {
+            Array(Vec<JsonValue>, vec::IntoIter<Value<'a>>),
+            /// The members so far, the rest, and the name of the member being converted.
+            Object(JsonObject, vec::IntoIter<(Cow<'a, str>, Value<'a>)>, String),
+        }
+        let mut stack: Vec<Open<'a>> = Vec::new();
+        let mut next = self;
+        loop {
+            // Down: open containers until a value that is complete by itself.
+            let mut done = loop {
+                match next {
+                    Value::Scalar(v) => break v,
+                    Value::String(s) => break JsonValue::String(s.into_owned()),
+                    Value::Array(items) => {
+                        let mut rest = items.into_iter();
+                        let Some(first) = rest.next() else {
+                            break JsonValue::Array(Vec::new());
+                        };
+                        stack.push(Open::Array(Vec::with_capacity(rest.len() + 1), rest));
+                        next = first;
+                    }
+                    Value::Object(members) => {
+                        let mut rest = members.into_iter();
+                        let Some((name, first)) = rest.next() else {
+                            break JsonValue::Object(JsonObject::new());
+                        };
+                        stack.push(Open::Object(JsonObject::new(), rest, name.into_owned()));
+                        next = first;
+                    }
+                }
+            };
+            // Up: hand the value to its container, closing the containers it completes.
+            loop {
+                let Some(mut top) = stack.pop() else {
+                    return done;
+                };
+                let following = match &mut top {
+                    Open::Array(items, rest) => {
+                        items.push(done);
+                        rest.next()
+                    }
+                    Open::Object(map, rest, name) => {
+                        // A repeated name replaces the earlier value, as in `parse`.
+                        map.insert(core::mem::take(name), done);
+                        rest.next().map(|(n, v)| {
+                            *name = n.into_owned();
+                            v
+                        })
+                    }
+                };
+                if let Some(value) = following {
+                    stack.push(top);
+                    next = value;
+                    break;
+                }
+                done = match top {
+                    Open::Array(items, _) => JsonValue::Array(items),
+                    Open::Object(map, _, _) => JsonValue::Object(map),
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::{parse, parse_borrowed};
+    use alloc::string::ToString;
+    use alloc::{format, vec};
+    use proptest::prelude::*;
+
+    /// JSON text with what the two readers could treat differently: repeated names, escapes,
+    /// raw non-ASCII and lone surrogates, nesting, numbers of both kinds.
+    fn json_text() -> impl Strategy<Value = String> {
+        let name = prop::sample::select(vec!["a", "b", "a\\u0062", "\\u00e9", "é", "\\uD800", ""]);
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            Just("-0.0".to_string()),
+            Just("1e400".to_string()),
+            Just("007".to_string()),
+            name.clone().prop_map(|n| format!("\"{n}\"")),
+            Just("\"tab\\there \\\" \\\\ \\/\"".to_string()),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                prop::collection::vec((name.clone(), inner), 0..6).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(n, v)| format!("\"{n}\" : {v}"))
+                        .collect();
+                    format!("{{{}}}", members.join(" , "))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn borrowed_reads_what_owned_reads(text in json_text()) {
+            let owned = parse(text.as_bytes());
+            let borrowed = parse_borrowed(text.as_bytes()).map(|v| v.map(Value::into_owned));
+            prop_assert_eq!(borrowed, owned);
+        }
+
+        #[test]
+        fn borrowed_accepts_and_refuses_the_same_bytes(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let owned = parse(&bytes);
+            let borrowed = parse_borrowed(&bytes).map(|v| v.map(Value::into_owned));
+            prop_assert_eq!(borrowed, owned);
+        }
+
+        #[test]
+        fn sorted_members_are_the_owned_map(text in json_text()) {
+            let Ok(Some(Value::Object(members))) = parse_borrowed(text.as_bytes()) else {
+                return Ok(());
+            };
+            let Ok(Some(JsonValue::Object(map))) = parse(text.as_bytes()) else {
+                return Err(TestCaseError::fail("owned did not read an object"));
+            };
+            let sorted: Vec<(String, JsonValue)> = into_sorted(members)
+                .into_iter()
+                .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                .collect();
+            let expected: Vec<(String, JsonValue)> = map.into_iter().collect();
+            prop_assert_eq!(sorted, expected);
+        }
+    }
+
+    #[test]
+    fn unescaped_strings_are_borrowed_and_the_last_member_wins() {
+        let text = br#"{"a": "x", "b": "y\n", "a": "z"}"#;
+        let Ok(Some(Value::Object(mut members))) = parse_borrowed(text) else {
+            panic!("not an object");
+        };
+        assert!(matches!(&members[0].1, Value::String(Cow::Borrowed("x"))));
+        assert!(matches!(&members[1].1, Value::String(Cow::Owned(s)) if s == "y\n"));
+        assert_eq!(member(&members, "a").and_then(Value::as_str), Some("z"));
+        assert_eq!(member(&members, "c"), None);
+        assert_eq!(
+            take_member(&mut members, "a")
+                .as_ref()
+                .and_then(Value::as_str),
+            Some("z")
+        );
+        assert_eq!(member(&members, "a").and_then(Value::as_str), Some("x"));
+    }
+
+    #[test]
+    fn deep_nesting_converts_without_recursion() {
+        let depth = crate::json::MAX_DEPTH;
+        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let value = parse_borrowed(text.as_bytes()).unwrap().unwrap();
+        assert_eq!(Some(value.into_owned()), parse(text.as_bytes()).unwrap());
+    }
+}
