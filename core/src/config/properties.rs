@@ -123,8 +123,7 @@ impl Properties {
 
     /// Lays out `count` properties: `text` with its `ends`, and the non-string values.
     fn build(count: usize, text: &str, ends: &[usize], others: Vec<(usize, JsonValue)>) -> Self {
-        let wide = u32::try_from(count).is_err() || u32::try_from(text.len()).is_err();
-        let width: usize = if wide { 8 } else { 4 };
+        let width = Self::width_for(count, text.len());
         let mut bytes = Vec::with_capacity(1 + width * (1 + ends.len()) + text.len());
         bytes.push(width as u8);
         for number in core::iter::once(count).chain(ends.iter().copied()) {
@@ -272,28 +271,52 @@ impl Properties {
 }
 
 impl Properties {
-    /// Lays out an object's members as read ([`Value`]s borrowing from the record), in one
-    /// pass over them once sorted: a repeated name keeps its last value.
+    /// Lays out an object's members as read ([`Value`]s borrowing from the record): once
+    /// sorted, the header from their lengths, then the text, straight into the one buffer. A
+    /// repeated name keeps its last value.
     pub(crate) fn from_members(members: Members<'_>) -> Self {
         let members = crate::json::into_sorted(members);
+        let value_len = |value: &Value<'_>| value.as_str().map_or(0, str::len);
         let size: usize = members
             .iter()
-            .map(|(name, value)| name.len() + value.as_str().map_or(0, str::len))
+            .map(|(name, value)| name.len() + value_len(value))
             .sum();
         let count = members.len();
-        let mut text = String::with_capacity(size);
-        let mut ends = Vec::with_capacity(2 * count);
+        let width = Self::width_for(count, size);
+        let mut bytes = Vec::with_capacity(1 + width * (1 + 2 * count) + size);
+        bytes.push(width as u8);
+        let mut end = 0;
+        let ends = members.iter().flat_map(|(name, value)| {
+            end += name.len();
+            let name_end = end;
+            end += value_len(value);
+            [name_end, end]
+        });
+        for number in core::iter::once(count).chain(ends) {
+            bytes.extend_from_slice(&(number as u64).to_le_bytes()[..width]);
+        }
         let mut others = Vec::new();
         for (index, (name, value)) in members.into_iter().enumerate() {
-            text.push_str(&name);
-            ends.push(text.len());
+            bytes.extend_from_slice(name.as_bytes());
             match value {
-                Value::String(s) => text.push_str(&s),
+                Value::String(s) => bytes.extend_from_slice(s.as_bytes()),
                 other => others.push((index, other.into_owned())),
             }
-            ends.push(text.len());
         }
-        Self::build(count, &text, &ends, others)
+        Self {
+            bytes: bytes.into(),
+            others: (!others.is_empty()).then(|| others.into()),
+        }
+    }
+
+    /// The width of the header's numbers: 4 bytes, or 8 when a count or a position needs it.
+    fn width_for(count: usize, text_len: usize) -> usize {
+        let wide = u32::try_from(count).is_err() || u32::try_from(text_len).is_err();
+        if wide {
+            8
+        } else {
+            4
+        }
     }
 }
 
@@ -391,6 +414,29 @@ mod tests {
         ]
         .into_iter()
         .collect()
+    }
+
+    #[test]
+    fn members_as_read_lay_out_as_the_parsed_map() {
+        let texts: [&[u8]; 4] = [
+            br#"{"tasks.max": "2", "b": 5, "a": "", "\u00e9": null, "a": "last", "list": [true, {"x": "y"}]}"#,
+            br#"{}"#,
+            br#"{"only": "one"}"#,
+            br#"{"z": "1", "y": "2\n", "x": 3.5, "z": {"nested": ["a"]}}"#,
+        ];
+        for text in texts {
+            let Ok(Some(crate::json::Value::Object(members))) = crate::json::parse_borrowed(text)
+            else {
+                panic!("not an object");
+            };
+            let Ok(Some(JsonValue::Object(map))) = crate::json::parse(text) else {
+                panic!("not an object");
+            };
+            let laid_out = Properties::from_members(members);
+            assert_eq!(laid_out, Properties::from(map.clone()));
+            assert_eq!(laid_out.to_object(), map);
+            assert_eq!(laid_out.validate(), Ok(()));
+        }
     }
 
     fn round_trip(p: &Properties) -> Result<Properties, bincode::error::DecodeError> {

@@ -251,6 +251,9 @@ fn parse_as<'a, B: Build<'a>>(
     };
     let mut parser = Parser {
         bytes,
+        // One validation of the whole input (the usual case: valid UTF-8) lets every string
+        // without escapes be a slice of it, with no validation of its own.
+        text: core::str::from_utf8(bytes).ok(),
         pos: start,
         dialect,
     };
@@ -270,6 +273,8 @@ enum Frame<'a, B: Build<'a>> {
 
 struct Parser<'a> {
     bytes: &'a [u8],
+    /// `bytes` as text, when all of it is valid UTF-8.
+    text: Option<&'a str>,
     pos: usize,
     dialect: Dialect,
 }
@@ -566,9 +571,14 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         let start = self.pos;
         let end = scan_plain(bytes, start);
-        // Fast path: no escapes, valid UTF-8: borrowed.
+        // Fast path: no escapes, valid UTF-8: borrowed. (A quote is never inside a character,
+        // so the slice of valid text is on character boundaries.)
         if bytes.get(end) == Some(&b'"') {
-            if let Ok(text) = core::str::from_utf8(sub(bytes, start, end)) {
+            let text = match self.text {
+                Some(all) => all.get(start..end),
+                None => core::str::from_utf8(sub(bytes, start, end)).ok(),
+            };
+            if let Some(text) = text {
                 check_string_len(text, end - start, is_name, start)?;
                 self.pos = end + 1;
                 return Ok(Cow::Borrowed(text));
@@ -673,12 +683,36 @@ fn skip_digits(bytes: &[u8], i: usize) -> usize {
 }
 
 /// The index of the first `"`, `\` or control byte at or after `i` (or the end).
+///
+/// Eight bytes at a time (SWAR): for each test, `(x - ONES * n) & !x & HIGHS` flags a byte
+/// below `n` (with `n = 1` after XOR-ing the byte sought, a byte equal to it). A flag can be
+/// wrong only above a byte truly flagged (the borrow runs upwards), so the lowest flag of the
+/// three tests, in little-endian order, is the first byte sought.
 fn scan_plain(bytes: &[u8], i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
     let rest = bytes.get(i..).unwrap_or_default();
-    i + rest
+    let mut chunks = rest.chunks_exact(8);
+    let mut at = i;
+    for chunk in &mut chunks {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let word = u64::from_le_bytes(word);
+        let found = below(word ^ (ONES * u64::from(b'"')), 1)
+            | below(word ^ (ONES * u64::from(b'\\')), 1)
+            | below(word, 0x20);
+        if found != 0 {
+            return at + (found.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    let tail = chunks.remainder();
+    at + tail
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .unwrap_or(rest.len())
+        .unwrap_or(tail.len())
 }
 
 /// Whether `new BigDecimal(text)` accepts the exponent: at most 10 significant exponent digits,

@@ -787,3 +787,32 @@ fn the_rest_dialect_reads_what_jackson_reads_as_biginteger_and_refuses_what_it_r
     );
     assert_eq!(parse(b"007").unwrap(), Some(JsonValue::Long(7)));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+
+    /// The word-at-a-time scan finds what a byte-at-a-time scan finds, from any start.
+    #[test]
+    fn plain_runs_end_where_a_bytewise_scan_ends(
+        bytes in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::prelude::Just(b'"'),
+                proptest::prelude::Just(b'\\'),
+                0u8..0x20,
+                0x20u8..=0xFF,
+                0x20u8..=0xFF,
+                0x20u8..=0xFF,
+            ],
+            0..40,
+        ),
+        start in 0usize..48,
+    ) {
+        let bytewise = bytes
+            .iter()
+            .enumerate()
+            .skip(start)
+            .find(|&(_, &b)| b == b'"' || b == b'\\' || b < 0x20)
+            .map_or(bytes.len().max(start), |(i, _)| i);
+        proptest::prop_assert_eq!(scan_plain(&bytes, start), bytewise);
+    }
+}
