@@ -164,6 +164,11 @@ pub struct ConfigFigures {
     pub parse_floor_records_per_sec: f64,
     /// Replay throughput over the parse floor (goal: at least 0.5).
     pub replay_to_floor_ratio: f64,
+    /// Parsing the same values into a DOM with `sonic-rs`, a SIMD JSON parser that validates
+    /// its input (built, like this binary, for the default target: SSE2 on x86-64).
+    pub simd_floor_records_per_sec: f64,
+    /// Replay throughput over the SIMD floor (goal: at least 0.5).
+    pub replay_to_simd_floor_ratio: f64,
     /// Peak resident-set growth while replaying the config topic.
     pub config_replay_peak_memory_bytes: Option<u64>,
     /// Size of the config machine's checkpoint at 99% of the topic.
@@ -280,6 +285,16 @@ pub fn parse_floor(records: &[SynthRecord]) -> usize {
         .iter()
         .filter_map(|r| r.value.as_deref())
         .filter(|v| engine::json::parse(v).is_ok())
+        .count()
+}
+
+/// The SIMD floor: parses every value into a `sonic-rs` DOM (validating) and drops it. Returns
+/// how many values parsed. The bench's yardstick only: the core reads JSON as Jackson does.
+pub fn simd_floor(records: &[SynthRecord]) -> usize {
+    records
+        .iter()
+        .filter_map(|r| r.value.as_deref())
+        .filter(|v| sonic_rs::from_slice::<sonic_rs::Value>(v).is_ok())
         .count()
 }
 
@@ -492,6 +507,17 @@ fn bench_config(scale: &Scale, seed: u64, runs: u32) -> Result<ConfigFigures, Cl
     f.replay_to_floor_ratio = ratio(
         f.config_replay_records_per_sec,
         f.parse_floor_records_per_sec,
+    );
+    let (simd, simd_parsed) = best_of(runs, || simd_floor(records));
+    if simd_parsed != parsed {
+        return Err(CliError::Input(format!(
+            "the SIMD floor parsed {simd_parsed} values, the core's reader {parsed}"
+        )));
+    }
+    f.simd_floor_records_per_sec = rate(n, simd);
+    f.replay_to_simd_floor_ratio = ratio(
+        f.config_replay_records_per_sec,
+        f.simd_floor_records_per_sec,
     );
 
     // A checkpoint at 99% of the topic, then a restart that replays the 1% tail.
@@ -980,6 +1006,16 @@ fn render_table(r: &BenchReport) -> String {
         row(
             "replay / floor",
             format!("{:.2}", r.config.replay_to_floor_ratio),
+            ">= 0.5",
+        ),
+        row(
+            "SIMD floor (sonic-rs DOM)",
+            per_sec(r.config.simd_floor_records_per_sec),
+            "",
+        ),
+        row(
+            "replay / SIMD floor",
+            format!("{:.2}", r.config.replay_to_simd_floor_ratio),
             ">= 0.5",
         ),
         row(
