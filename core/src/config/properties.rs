@@ -275,18 +275,18 @@ impl Properties {
     /// sorted, the header from their lengths, then the text, straight into the one buffer. A
     /// repeated name keeps its last value.
     pub(crate) fn from_members(members: Members<'_>) -> Self {
-        let members = crate::json::into_sorted(members);
+        let order = crate::json::sorted_order(&members);
+        let sorted = || order.iter().filter_map(|&i| members.get(i));
         let value_len = |value: &Value<'_>| value.as_str().map_or(0, str::len);
-        let size: usize = members
-            .iter()
+        let size: usize = sorted()
             .map(|(name, value)| name.len() + value_len(value))
             .sum();
-        let count = members.len();
+        let count = order.len();
         let width = Self::width_for(count, size);
         let mut bytes = Vec::with_capacity(1 + width * (1 + 2 * count) + size);
         bytes.push(width as u8);
         let mut end = 0;
-        let ends = members.iter().flat_map(|(name, value)| {
+        let ends = sorted().flat_map(|(name, value)| {
             end += name.len();
             let name_end = end;
             end += value_len(value);
@@ -296,11 +296,12 @@ impl Properties {
             bytes.extend_from_slice(&(number as u64).to_le_bytes()[..width]);
         }
         let mut others = Vec::new();
-        for (index, (name, value)) in members.into_iter().enumerate() {
+        for (index, (name, value)) in sorted().enumerate() {
             bytes.extend_from_slice(name.as_bytes());
             match value {
                 Value::String(s) => bytes.extend_from_slice(s.as_bytes()),
-                other => others.push((index, other.into_owned())),
+                // Rare (numbers, booleans, nested values): a copy of the borrowed value.
+                other => others.push((index, other.clone().into_owned())),
             }
         }
         Self {

@@ -47,19 +47,41 @@ pub(crate) fn take_member<'a>(members: &mut Members<'a>, name: &str) -> Option<V
     Some(members.swap_remove(at).1)
 }
 
-/// The members sorted by name (byte order, as a `BTreeMap<String, _>` sorts), each name once
-/// with its last value: the map Java holds.
-pub(crate) fn into_sorted(mut members: Members<'_>) -> Members<'_> {
-    // A stable sort keeps repeated names in document order, so the last of a run wins.
-    members.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut unique: Members<'_> = Vec::with_capacity(members.len());
-    for member in members {
+/// The positions of the members in name order (byte order, as a `BTreeMap<String, _>` sorts),
+/// each name once at the position of its last value: the map Java holds. The members stay
+/// where they are; only positions are sorted, by an integer prefix of the name first.
+pub(crate) fn sorted_order(members: &Members<'_>) -> Vec<usize> {
+    let name = |i: usize| members.get(i).map_or("", |(n, _)| n.as_ref());
+    let mut order: Vec<(u64, usize)> = members
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (name_prefix(n), i))
+        .collect();
+    // Equal names end up by position, so the last of a run is the one that counts.
+    order.sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| name(a.1).cmp(name(b.1)))
+            .then(a.1.cmp(&b.1))
+    });
+    let mut unique: Vec<usize> = Vec::with_capacity(order.len());
+    for (_, i) in order {
         match unique.last_mut() {
-            Some(last) if last.0 == member.0 => *last = member,
-            _ => unique.push(member),
+            Some(last) if name(*last) == name(i) => *last = i,
+            _ => unique.push(i),
         }
     }
     unique
+}
+
+/// The first eight bytes of `name`, big-endian, zero-padded: if one name's prefix is below
+/// another's, so is the name (a name that ends early pads with the lowest byte); equal
+/// prefixes need the names compared.
+fn name_prefix(name: &str) -> u64 {
+    let mut prefix = [0u8; 8];
+    for (slot, byte) in prefix.iter_mut().zip(name.bytes()) {
+        *slot = byte;
+    }
+    u64::from_be_bytes(prefix)
 }
 
 impl<'a> Value<'a> {
@@ -222,9 +244,9 @@ mod tests {
             let Ok(Some(JsonValue::Object(map))) = parse(text.as_bytes()) else {
                 return Err(TestCaseError::fail("owned did not read an object"));
             };
-            let sorted: Vec<(String, JsonValue)> = into_sorted(members)
+            let sorted: Vec<(String, JsonValue)> = sorted_order(&members)
                 .into_iter()
-                .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                .map(|i| (members[i].0.to_string(), members[i].1.clone().into_owned()))
                 .collect();
             let expected: Vec<(String, JsonValue)> = map.into_iter().collect();
             prop_assert_eq!(sorted, expected);

@@ -230,7 +230,8 @@ impl<'a> Build<'a> for Borrowed {
         Value::Array(items)
     }
     fn new_object() -> Members<'a> {
-        Vec::new()
+        // Status values have five members, config values one or a few dozen.
+        Vec::with_capacity(8)
     }
     fn member(object: &mut Members<'a>, name: Cow<'a, str>, value: Value<'a>) {
         object.push((name, value));
@@ -253,7 +254,7 @@ fn parse_as<'a, B: Build<'a>>(
         bytes,
         // One validation of the whole input (the usual case: valid UTF-8) lets every string
         // without escapes be a slice of it, with no validation of its own.
-        text: core::str::from_utf8(bytes).ok(),
+        text: simdutf8::basic::from_utf8(bytes).ok(),
         pos: start,
         dialect,
     };
@@ -355,21 +356,21 @@ impl<'a> Parser<'a> {
                 Some(b'-' | b'0'..=b'9') => B::scalar(self.parse_number(stack.is_empty())?),
                 other => return Err(self.unexpected(other)),
             };
-            // Hand the finished value to its container; close containers as they end.
+            // Hand the finished value to its container (in place: a container moves only when
+            // it closes); close containers as they end.
             loop {
-                let Some(mut frame) = stack.pop() else {
+                let Some(frame) = stack.last_mut() else {
                     return Ok(value);
                 };
                 self.skip_ws();
                 let next = self.peek();
-                match &mut frame {
+                match frame {
                     Frame::Array(items) => {
                         items.push(value);
                         match next {
                             Some(b',') => {
                                 self.pos += 1;
                                 self.skip_ws();
-                                stack.push(frame);
                                 continue 'value;
                             }
                             Some(b']') => self.pos += 1,
@@ -383,7 +384,6 @@ impl<'a> Parser<'a> {
                                 self.pos += 1;
                                 self.skip_ws();
                                 *name = self.parse_member_name()?;
-                                stack.push(frame);
                                 continue 'value;
                             }
                             Some(b'}') => self.pos += 1,
@@ -391,9 +391,11 @@ impl<'a> Parser<'a> {
                         }
                     }
                 }
-                value = match frame {
-                    Frame::Array(items) => B::array(items),
-                    Frame::Object(members, _) => B::object(members),
+                value = match stack.pop() {
+                    Some(Frame::Array(items)) => B::array(items),
+                    Some(Frame::Object(members, _)) => B::object(members),
+                    // `last_mut` just found the frame.
+                    None => return Err(self.unexpected(next)),
                 };
             }
         }
