@@ -13,6 +13,9 @@ use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::{self, Vec};
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use super::value::Token;
 use super::{JsonObject, JsonValue};
 
 /// An object's members in document order, repeated names included.
@@ -82,6 +85,83 @@ fn name_prefix(name: &str) -> u64 {
         *slot = byte;
     }
     u64::from_be_bytes(prefix)
+}
+
+/// An object's members as the sorted map Java holds, for serde: written exactly as the
+/// [`JsonObject`] that [`Value::into_owned`] would give (names in order, each once, values in
+/// [`JsonValue`]'s flat token form), without building it. The offsets topic hashes every key's
+/// partition in this form.
+pub(crate) struct SortedObject<'v, 'a>(pub(crate) &'v Members<'a>);
+
+impl Serialize for SortedObject<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let order = sorted_order(self.0);
+        let mut map = serializer.serialize_map(Some(order.len()))?;
+        for (name, value) in order.iter().filter_map(|&i| self.0.get(i)) {
+            map.serialize_entry(name.as_ref(), &Tokens(value))?;
+        }
+        map.end()
+    }
+}
+
+/// A value in [`JsonValue`]'s serde form: its tokens in pre-order, objects sorted.
+struct Tokens<'v, 'a>(&'v Value<'a>);
+
+/// A value still to write as tokens: read by the reader, or (inside a scalar, which the reader
+/// never builds, but the type allows) owned.
+enum Item<'v, 'a> {
+    Read(&'v Value<'a>),
+    Owned(&'v JsonValue),
+}
+
+impl Serialize for Tokens<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut tokens: Vec<Token<&str>> = Vec::new();
+        let mut pending: Vec<(Option<&str>, Item<'_, '_>)> =
+            alloc::vec![(None, Item::Read(self.0))];
+        while let Some((name, item)) = pending.pop() {
+            if let Some(name) = name {
+                tokens.push(Token::String(name));
+            }
+            let value = match item {
+                Item::Read(Value::Scalar(v)) | Item::Owned(v) => v,
+                Item::Read(Value::String(s)) => {
+                    tokens.push(Token::String(s));
+                    continue;
+                }
+                Item::Read(Value::Array(items)) => {
+                    tokens.push(Token::Array(items.len()));
+                    pending.extend(items.iter().rev().map(|item| (None, Item::Read(item))));
+                    continue;
+                }
+                Item::Read(Value::Object(members)) => {
+                    let order = sorted_order(members);
+                    tokens.push(Token::Object(order.len()));
+                    let sorted = order.iter().rev().filter_map(|&i| members.get(i));
+                    pending.extend(sorted.map(|(n, v)| (Some(n.as_ref()), Item::Read(v))));
+                    continue;
+                }
+            };
+            match value {
+                JsonValue::Null => tokens.push(Token::Null),
+                JsonValue::Bool(b) => tokens.push(Token::Bool(*b)),
+                JsonValue::Long(n) => tokens.push(Token::Long(*n)),
+                JsonValue::Double(d) => tokens.push(Token::Double(d.get().to_bits())),
+                JsonValue::BigInteger(digits) => tokens.push(Token::BigInteger(digits)),
+                JsonValue::String(s) => tokens.push(Token::String(s)),
+                JsonValue::Array(items) => {
+                    tokens.push(Token::Array(items.len()));
+                    pending.extend(items.iter().rev().map(|item| (None, Item::Owned(item))));
+                }
+                JsonValue::Object(members) => {
+                    tokens.push(Token::Object(members.len()));
+                    let sorted = members.iter().rev();
+                    pending.extend(sorted.map(|(n, v)| (Some(n.as_str()), Item::Owned(v))));
+                }
+            }
+        }
+        tokens.serialize(serializer)
+    }
 }
 
 impl<'a> Value<'a> {
@@ -250,6 +330,25 @@ mod tests {
                 .collect();
             let expected: Vec<(String, JsonValue)> = map.into_iter().collect();
             prop_assert_eq!(sorted, expected);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The offsets topic's slot hashes (and so its checkpoints) depend on these bytes.
+        #[test]
+        fn sorted_objects_encode_as_the_owned_map(text in json_text()) {
+            let Ok(Some(Value::Object(members))) = parse_borrowed(text.as_bytes()) else {
+                return Ok(());
+            };
+            let Ok(Some(JsonValue::Object(map))) = parse(text.as_bytes()) else {
+                return Err(TestCaseError::fail("owned did not read an object"));
+            };
+            let config = bincode::config::standard();
+            let borrowed = bincode::serde::encode_to_vec(SortedObject(&members), config).unwrap();
+            let owned = bincode::serde::encode_to_vec(&map, config).unwrap();
+            prop_assert_eq!(borrowed, owned);
         }
     }
 

@@ -25,7 +25,7 @@ pub mod read;
 pub mod value;
 pub mod write;
 
-pub(crate) use borrowed::{member, sorted_order, take_member, Members, Value};
+pub(crate) use borrowed::{member, sorted_order, take_member, Members, SortedObject, Value};
 pub(crate) use read::parse_borrowed;
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
 pub use value::{JavaDouble, JsonObject, JsonValue, Natural, JAVA_DOUBLE, MAX_DEPTH};

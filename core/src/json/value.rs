@@ -174,7 +174,7 @@ impl serde::Serialize for Natural<'_> {
 /// One token of a value's flat serde form: containers announce their length, object members
 /// are a name token followed by the member's value.
 #[derive(Serialize, Deserialize)]
-enum Token<S> {
+pub(super) enum Token<S> {
     Null,
     Bool(bool),
     Long(i64),

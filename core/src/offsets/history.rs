@@ -4,7 +4,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::partition_key::KeyShape;
+use super::partition_key::KeyView;
 use super::{classify_with_slot, OffsetEvent, OffsetsTopic};
 use crate::history::{Change, ChangeKind, Chronicle};
 use crate::Record;
@@ -24,8 +24,8 @@ impl Chronicle for OffsetsTopic {
         let (shape, slot) = classify_with_slot(record.key);
         OffsetsBefore {
             connector: match shape {
-                KeyShape::Partition(partition) => Some(partition.connector),
-                KeyShape::NullPartition | KeyShape::Ignored(_) => None,
+                KeyView::Partition(partition) => Some(partition.connector.into_owned()),
+                KeyView::NullPartition | KeyView::Ignored(_) => None,
             },
             live: self.tables.data.get(record.key, slot).is_some(),
         }

@@ -32,23 +32,24 @@ pub use partition_key::KeyProblem;
 pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError, FLUSH_ERROR};
 
 use crate::checkpoint::TopicKind;
-use crate::json::{self, JsonObject, JsonValue};
+use crate::json::{self, JsonObject, JsonValue, Members};
 use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PSet;
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
-use partition_key::{KeyShape, PartitionKey};
+use partition_key::{KeyShape, KeyView, PartitionKey, PartitionView};
 
-/// A source partition map as bytes: its bincode encoding, members sorted by name. The encoding
-/// is deterministic and exact (doubles by their bits), so two maps are equal exactly when their
-/// encodings are; the slot hash is taken of it, so that equal partitions in any member order
-/// share a slot (the partition sets live in the data map: see [`live`]).
-fn compact_partition(partition: &JsonObject) -> Vec<u8> {
+/// A source partition map as bytes: the bincode encoding of the map Java holds, members sorted
+/// by name. The encoding is deterministic and exact (doubles by their bits), so two maps are
+/// equal exactly when their encodings are; the slot hash is taken of it, so that equal
+/// partitions in any member order share a slot (the partition sets live in the data map: see
+/// [`live`]). Written from the members as read, without building the map.
+fn compact_partition(partition: &Members<'_>) -> Vec<u8> {
     // Strings, numbers, booleans, lists and maps into a growing buffer, with no size limit
     // configured: bincode has no error to report for them.
-    bincode::serde::encode_to_vec(partition, bincode::config::standard())
+    bincode::serde::encode_to_vec(json::SortedObject(partition), bincode::config::standard())
         .expect("bincode encodes a JSON map into a Vec without error")
 }
 
@@ -61,35 +62,45 @@ fn hash32(bytes: &[u8]) -> u32 {
 /// set: `Some(true)` when it is `bytes` (the record's own key) itself, `Some(false)` when it is
 /// another key with the same connector and content (compared by parsing, among the tracked keys
 /// sharing the slot hash).
-fn tracked_by(data: &LiveKeys, slot: u64, key: &PartitionKey, bytes: &[u8]) -> Option<bool> {
+fn tracked_by(data: &LiveKeys, slot: u64, key: &PartitionView<'_>, bytes: &[u8]) -> Option<bool> {
+    let mut owned: Option<PartitionKey> = None;
     data.with_hash(slot)
         .filter(|stored| stored.is_tracked())
         .find_map(|stored| {
             if stored.key() == bytes {
                 return Some(true);
             }
-            match partition_key::classify(Some(stored.key())) {
-                KeyShape::Partition(other)
-                    if other.connector == key.connector && other.partition == key.partition =>
-                {
-                    Some(false)
-                }
-                _ => None,
-            }
+            // Another key with the slot hash (rare): compare contents as Java's maps.
+            let key = owned.get_or_insert_with(|| key.clone().into_owned());
+            same_partition(stored, key).then_some(false)
         })
+}
+
+/// Whether `stored`'s key names `key`'s connector and partition.
+fn same_partition(stored: &StoredOffset, key: &PartitionKey) -> bool {
+    matches!(
+        partition_key::classify(Some(stored.key())),
+        KeyShape::Partition(other)
+            if other.connector == key.connector && other.partition == key.partition
+    )
 }
 
 /// The live key that added `key`'s partition to its connector's set, if the partition is in
 /// the set (see [`tracked_by`]).
-fn tracking_key(data: &LiveKeys, slot: u64, key: &PartitionKey, bytes: &[u8]) -> Option<Vec<u8>> {
+fn tracking_key(
+    data: &LiveKeys,
+    slot: u64,
+    key: &PartitionView<'_>,
+    bytes: &[u8],
+) -> Option<Vec<u8>> {
+    let mut owned: Option<PartitionKey> = None;
     data.with_hash(slot)
         .filter(|stored| stored.is_tracked())
         .find(|stored| {
             stored.key() == bytes
-                || matches!(
-                    partition_key::classify(Some(stored.key())),
-                    KeyShape::Partition(other)
-                        if other.connector == key.connector && other.partition == key.partition
+                || same_partition(
+                    stored,
+                    owned.get_or_insert_with(|| key.clone().into_owned()),
                 )
         })
         .map(|stored| stored.key().to_vec())
@@ -98,16 +109,16 @@ fn tracking_key(data: &LiveKeys, slot: u64, key: &PartitionKey, bytes: &[u8]) ->
 /// The slot hash of a `[connector, {partition}]` key: the connector's 32 bits, then the
 /// partition content's, so that a connector's keys sit together and equal partitions (in any
 /// member order or spelling) share a slot hash.
-fn partition_slot(connector: &str, partition: &JsonObject) -> u64 {
+fn partition_slot(connector: &str, partition: &Members<'_>) -> u64 {
     (u64::from(hash32(connector.as_bytes())) << 32)
         | u64::from(hash32(&compact_partition(partition)))
 }
 
 /// How a key is classified for partition tracking, and its slot hash.
-fn classify_with_slot(key: Option<&[u8]>) -> (KeyShape, u64) {
-    let shape = partition_key::classify(key);
+fn classify_with_slot(key: Option<&[u8]>) -> (KeyView<'_>, u64) {
+    let shape = partition_key::view(key);
     let slot = match &shape {
-        KeyShape::Partition(k) => partition_slot(&k.connector, &k.partition),
+        KeyView::Partition(k) => partition_slot(&k.connector, &k.partition),
         // Untracked keys are never looked up by content: any spread will do.
         _ => u64::from(hash32(key.unwrap_or_default())) << 32,
     };
@@ -278,19 +289,19 @@ impl Topic for OffsetsTopic {
     ) -> Result<(), OffsetsSkip> {
         let (shape, slot) = classify_with_slot(record.key);
         let partition = match shape {
-            KeyShape::Partition(key) => Some(key),
-            KeyShape::NullPartition => {
+            KeyView::Partition(key) => Some(key),
+            KeyView::NullPartition => {
                 self.null_partition_keys += 1;
                 None
             }
-            KeyShape::Ignored(_) => {
+            KeyView::Ignored(_) => {
                 self.untracked_keys += 1;
                 None
             }
         };
         if let Some(key) = &partition {
-            if !self.tables.connectors.contains(&key.connector) {
-                self.tables.connectors.insert(key.connector.clone());
+            if !self.tables.connectors.contains(key.connector.as_ref()) {
+                self.tables.connectors.insert(key.connector.as_ref().into());
             }
         }
         let data = &mut self.tables.data;

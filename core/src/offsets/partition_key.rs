@@ -1,18 +1,52 @@
 //! `OffsetUtils.processPartitionKey` (spec §4.4): which connector and source partition an
 //! offsets-topic key names.
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::json::{self, JsonObject, JsonValue};
+use crate::json::{self, JsonObject, JsonValue, Members, Value};
 
 /// A key that names a connector and a source partition.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PartitionKey {
     pub(crate) connector: String,
     pub(crate) partition: JsonObject,
+}
+
+/// A [`PartitionKey`] as the apply step reads it, borrowed from the record.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PartitionView<'a> {
+    pub(crate) connector: Cow<'a, str>,
+    /// The partition's members in document order (repeated names included: the last counts).
+    pub(crate) partition: Members<'a>,
+}
+
+impl PartitionView<'_> {
+    /// The owned key (the partition as the map Java holds).
+    pub(crate) fn into_owned(self) -> PartitionKey {
+        let partition = match Value::Object(self.partition).into_owned() {
+            JsonValue::Object(map) => map,
+            _ => JsonObject::new(),
+        };
+        PartitionKey {
+            connector: self.connector.into_owned(),
+            partition,
+        }
+    }
+}
+
+/// What `processPartitionKey` makes of a key, borrowed from the record.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum KeyView<'a> {
+    /// `[connector, {partition}]`.
+    Partition(PartitionView<'a>),
+    /// `[connector, null]`: ignored silently (KAFKA-16392).
+    NullPartition,
+    /// Anything else: ignored for partition tracking with a warning.
+    Ignored(KeyProblem),
 }
 
 /// What `processPartitionKey` makes of a key.
@@ -69,32 +103,42 @@ impl fmt::Display for KeyProblem {
 
 /// Classifies a key exactly as `processPartitionKey` does, steps 1-6.
 pub(crate) fn classify(key: Option<&[u8]>) -> KeyShape {
+    match view(key) {
+        KeyView::Partition(partition) => KeyShape::Partition(partition.into_owned()),
+        KeyView::NullPartition => KeyShape::NullPartition,
+        KeyView::Ignored(problem) => KeyShape::Ignored(problem),
+    }
+}
+
+/// [`classify`], borrowing the connector and the partition's members from the key: what every
+/// record's apply step reads.
+pub(crate) fn view(key: Option<&[u8]>) -> KeyView<'_> {
     let Some(bytes) = key else {
-        return KeyShape::Ignored(KeyProblem::NullKey);
+        return KeyView::Ignored(KeyProblem::NullKey);
     };
-    let value = match json::parse(bytes) {
+    let value = match json::parse_borrowed(bytes) {
         Ok(v) => v,
-        Err(_) => return KeyShape::Ignored(KeyProblem::NotJson),
+        Err(_) => return KeyView::Ignored(KeyProblem::NotJson),
     };
-    let Some(JsonValue::Array(mut items)) = value else {
-        return KeyShape::Ignored(KeyProblem::NotAList);
+    let Some(Value::Array(mut items)) = value else {
+        return KeyView::Ignored(KeyProblem::NotAList);
     };
     if items.len() != 2 {
-        return KeyShape::Ignored(KeyProblem::WrongLength(items.len()));
+        return KeyView::Ignored(KeyProblem::WrongLength(items.len()));
     }
     let (Some(second), Some(first)) = (items.pop(), items.pop()) else {
-        return KeyShape::Ignored(KeyProblem::WrongLength(0));
+        return KeyView::Ignored(KeyProblem::WrongLength(0));
     };
-    let JsonValue::String(connector) = first else {
-        return KeyShape::Ignored(KeyProblem::FirstNotString);
+    let Value::String(connector) = first else {
+        return KeyView::Ignored(KeyProblem::FirstNotString);
     };
     match second {
-        JsonValue::Object(partition) => KeyShape::Partition(PartitionKey {
+        Value::Object(partition) => KeyView::Partition(PartitionView {
             connector,
             partition,
         }),
-        JsonValue::Null => KeyShape::NullPartition,
-        _ => KeyShape::Ignored(KeyProblem::SecondNotMap),
+        second if second.is_null() => KeyView::NullPartition,
+        _ => KeyView::Ignored(KeyProblem::SecondNotMap),
     }
 }
 
