@@ -31,6 +31,8 @@ fn tiny_bench_reports_every_field_as_json() {
         "config_replay_mb_per_sec",
         "parse_floor_records_per_sec",
         "replay_to_floor_ratio",
+        "simd_floor_records_per_sec",
+        "replay_to_simd_floor_ratio",
         "checkpoint_bytes",
         "checkpoint_tail_records",
         "full_replay_seconds",

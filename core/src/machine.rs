@@ -105,10 +105,11 @@ pub struct Events<'a, E> {
 }
 
 impl<E> Events<'_, E> {
-    /// Queues `event` if the reader is caught up.
-    pub fn emit(&mut self, event: E) {
+    /// Queues the event `make` builds if the reader is caught up; before that (a start-up
+    /// replay) nothing is built.
+    pub fn emit(&mut self, make: impl FnOnce() -> E) {
         if self.enabled {
-            self.queue.push_back(event);
+            self.queue.push_back(make());
         }
     }
 

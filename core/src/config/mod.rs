@@ -143,7 +143,7 @@ impl ConfigTopic {
     ) -> Result<(), ConfigSkip> {
         if body.is_none() {
             self.remove_connector(c);
-            events.emit(ConfigEvent::ConnectorConfigRemoved {
+            events.emit(|| ConfigEvent::ConnectorConfigRemoved {
                 connector: c.into(),
             });
             return Ok(());
@@ -154,7 +154,7 @@ impl ConfigTopic {
         if !t.target_states.contains_key(c) {
             t.target_states.insert(c.into(), TargetState::Started);
         }
-        events.emit(ConfigEvent::ConnectorConfigUpdated {
+        events.emit(|| ConfigEvent::ConnectorConfigUpdated {
             connector: c.into(),
         });
         Ok(())
@@ -252,7 +252,7 @@ impl ConfigTopic {
             t.pending_fencing.insert(c.into());
         }
         // Step 11.
-        events.emit(ConfigEvent::TaskConfigsUpdated {
+        events.emit(|| ConfigEvent::TaskConfigsUpdated {
             connector: c.into(),
             tasks: applied_ids,
         });
@@ -276,7 +276,7 @@ impl ConfigTopic {
         let state = values::target_state(values::object(body)?)?;
         let previous = t.target_states.insert(c.into(), state);
         if previous != Some(state) && t.connector_configs.contains_key(c) {
-            events.emit(ConfigEvent::TargetStateChanged {
+            events.emit(|| ConfigEvent::TargetStateChanged {
                 connector: c.into(),
                 state,
             });
@@ -296,7 +296,7 @@ impl ConfigTopic {
             only_failed: values::flag(map, "only-failed"),
             include_tasks: values::flag(map, "include-tasks"),
         };
-        events.emit(event);
+        events.emit(|| event);
         Ok(())
     }
 
@@ -321,7 +321,7 @@ impl ConfigTopic {
             creation_timestamp: parts.creation_timestamp,
         };
         self.tables.session_key = Some(Arc::new(key.clone()));
-        events.emit(ConfigEvent::SessionKeyUpdated { key });
+        events.emit(|| ConfigEvent::SessionKeyUpdated { key });
         Ok(())
     }
 
@@ -332,7 +332,7 @@ impl ConfigTopic {
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         let level = values::logger_level(body)?;
-        events.emit(ConfigEvent::LoggerLevelUpdated {
+        events.emit(|| ConfigEvent::LoggerLevelUpdated {
             namespace: namespace.into(),
             level,
         });

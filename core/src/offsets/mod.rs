@@ -329,7 +329,7 @@ impl Topic for OffsetsTopic {
         }
         if events.enabled() {
             let (key, partition) = (record.key.map(<[u8]>::to_vec), record.partition);
-            events.emit(match record.value {
+            events.emit(|| match record.value {
                 Some(_) => OffsetEvent::Updated { key, partition },
                 None => OffsetEvent::Removed { key, partition },
             });

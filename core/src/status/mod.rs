@@ -194,7 +194,7 @@ impl StatusTopic {
         let status = Arc::new(values::status(bytes)?);
         // No staleness check for connectors: the last record read wins (spec §3.2).
         self.tables.connectors.insert(c.into(), status.clone());
-        events.emit(StatusEvent::ConnectorStatusChanged {
+        events.emit(|| StatusEvent::ConnectorStatusChanged {
             connector: c.into(),
             status,
         });
@@ -210,11 +210,11 @@ impl StatusTopic {
         self.book.connectors.remove(c);
         self.book.tasks.remove(c);
         for task in row.iter().flat_map(|row| row.keys()) {
-            events.emit(StatusEvent::TaskRemoved {
+            events.emit(|| StatusEvent::TaskRemoved {
                 id: TaskId::new(c, *task),
             });
         }
-        events.emit(StatusEvent::ConnectorRemoved {
+        events.emit(|| StatusEvent::ConnectorRemoved {
             connector: c.into(),
         });
     }
@@ -228,7 +228,7 @@ impl StatusTopic {
     ) -> Result<(), StatusSkip> {
         let Some(bytes) = value else {
             self.remove_task(&c, task);
-            events.emit(StatusEvent::TaskRemoved {
+            events.emit(|| StatusEvent::TaskRemoved {
                 id: TaskId::new(c, task),
             });
             return Ok(());
@@ -249,7 +249,7 @@ impl StatusTopic {
                 t.tasks.insert(c.clone(), row);
             }
         }
-        events.emit(StatusEvent::TaskStatusChanged {
+        events.emit(|| StatusEvent::TaskStatusChanged {
             id: TaskId::new(c, task),
             status,
         });
@@ -294,7 +294,7 @@ impl StatusTopic {
                     row.remove(topic);
                 }
             }
-            events.emit(StatusEvent::TopicRemoved {
+            events.emit(|| StatusEvent::TopicRemoved {
                 connector: connector.into(),
                 topic: topic.into(),
             });
@@ -303,7 +303,7 @@ impl StatusTopic {
         let status = Arc::new(values::topic_status(bytes)?);
         let row = t.topics.get_or_insert_with(connector.into(), TopicRow::new);
         row.insert(topic.into(), status);
-        events.emit(StatusEvent::TopicActive {
+        events.emit(|| StatusEvent::TopicActive {
             connector: connector.into(),
             topic: topic.into(),
         });
