@@ -44,10 +44,10 @@ impl Chronicle for StatusTopic {
             StatusKey::Task { connector, task } => {
                 let old = t
                     .tasks
-                    .get(&connector)
+                    .get(connector.as_ref())
                     .and_then(|row| row.get(&task))
                     .cloned();
-                StatusBefore::Task(connector, task, old)
+                StatusBefore::Task(connector.into_owned(), task, old)
             }
             StatusKey::Topic { topic, connector } => StatusBefore::Topic {
                 active: t

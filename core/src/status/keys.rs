@@ -24,7 +24,7 @@ const SEPARATOR_UNITS: usize = TOPIC_STATUS_SEPARATOR.len();
 pub(crate) enum StatusKey<'a> {
     Connector(&'a str),
     Task {
-        connector: String,
+        connector: Cow<'a, str>,
         task: i32,
     },
     Topic {
@@ -70,7 +70,15 @@ pub(crate) fn dispatch(key: &str) -> StatusKey<'_> {
 /// Java's `parseConnectorTaskId`: `key.split("-")` over the **whole** key, at least four parts,
 /// the last part read by `Integer.parseInt`, the connector name = parts `2..last` joined by `-`
 /// (spec §1.3).
-pub(crate) fn parse_task_key(key: &str) -> Option<(String, i32)> {
+pub(crate) fn parse_task_key(key: &str) -> Option<(Cow<'_, str>, i32)> {
+    // Without a trailing dash Java's split drops no part, so the connector is the text between
+    // the prefix and the last dash (borrowed), and the task what follows it.
+    if !key.ends_with('-') {
+        if let Some(rest) = key.strip_prefix(TASK_STATUS_PREFIX) {
+            let (connector, last) = rest.rsplit_once('-')?;
+            return Some((Cow::Borrowed(connector), java::parse_int(last)?));
+        }
+    }
     let parts = java::split_dash(key);
     if parts.len() < 4 {
         return None;
@@ -78,7 +86,7 @@ pub(crate) fn parse_task_key(key: &str) -> Option<(String, i32)> {
     let (last, rest) = parts.split_last()?;
     let task = java::parse_int(last)?;
     let connector = rest.get(2..)?.join("-");
-    Some((connector, task))
+    Some((Cow::Owned(connector), task))
 }
 
 /// Java's `readTopicStatus` key handling (spec §1.4): the topic runs from the prefix to the first
@@ -131,7 +139,21 @@ fn skip_utf16_units(s: &str, n: usize) -> Option<Cow<'_, str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::ToString;
+
+    proptest::proptest! {
+        /// The borrowed path reads every task key as Java's split does.
+        #[test]
+        fn task_keys_read_as_javas_split(tail in "[a1é-]{0,12}") {
+            let key = alloc::format!("{TASK_STATUS_PREFIX}{tail}");
+            let parts = java::split_dash(&key);
+            let expected = (parts.len() >= 4)
+                .then(|| parts.split_last())
+                .flatten()
+                .and_then(|(last, rest)| Some((rest.get(2..)?.join("-"), java::parse_int(last)?)));
+            let read = parse_task_key(&key).map(|(c, t)| (c.into_owned(), t));
+            proptest::prop_assert_eq!(read, expected);
+        }
+    }
 
     #[test]
     fn skip_counts_utf16_units() {
@@ -149,7 +171,7 @@ mod tests {
     fn task_key_parts() {
         assert_eq!(
             parse_task_key("status-task-a-b-c-12"),
-            Some(("a-b-c".to_string(), 12))
+            Some(("a-b-c".into(), 12))
         );
         assert_eq!(parse_task_key("status-task-"), None);
     }

@@ -63,7 +63,7 @@ pub use types::{Status, StatusState, TopicStatus};
 /// (`status-task-C-N`), read exactly as the status machine reads it.
 pub fn task_of_key(key: &[u8]) -> Option<(String, i32)> {
     match keys::dispatch(&keys::key_string(key)) {
-        keys::StatusKey::Task { connector, task } => Some((connector, task)),
+        keys::StatusKey::Task { connector, task } => Some((connector.into_owned(), task)),
         _ => None,
     }
 }
@@ -138,7 +138,7 @@ impl Topic for StatusTopic {
         match keys::dispatch(&key) {
             StatusKey::Connector(c) => self.on_connector(c, record.value, events),
             StatusKey::Task { connector, task } => {
-                self.on_task(connector, task, record.value, events)
+                self.on_task(&connector, task, record.value, events)
             }
             StatusKey::Topic { topic, connector } => {
                 self.on_topic(topic, &connector, record.value, events)
@@ -221,13 +221,13 @@ impl StatusTopic {
 
     fn on_task(
         &mut self,
-        c: String,
+        c: &str,
         task: i32,
         value: Option<&[u8]>,
         events: &mut Events<'_, StatusEvent>,
     ) -> Result<(), StatusSkip> {
         let Some(bytes) = value else {
-            self.remove_task(&c, task);
+            self.remove_task(c, task);
             events.emit(|| StatusEvent::TaskRemoved {
                 id: TaskId::new(c, task),
             });
@@ -236,7 +236,7 @@ impl StatusTopic {
         let status = Arc::new(values::status(bytes)?);
         let t = &mut self.tables;
         // One search of the connectors' rows (the replay's most frequent record).
-        match t.tasks.get_mut(&c) {
+        match t.tasks.get_mut(c) {
             Some(row) => {
                 if is_stale_unassigned(row.get(&task).map(|s| &**s), &status) {
                     return Err(StatusSkip::StaleUnassigned);
@@ -246,7 +246,7 @@ impl StatusTopic {
             None => {
                 let mut row = TaskRow::new();
                 row.insert(task, status.clone());
-                t.tasks.insert(c.clone(), row);
+                t.tasks.insert(c.into(), row);
             }
         }
         events.emit(|| StatusEvent::TaskStatusChanged {

@@ -1016,7 +1016,7 @@ fn keys_match_java() {
     assert_eq!(task_key("conn", -1), "status-task-conn--1");
     assert_eq!(
         keys::parse_task_key(&task_key("conn", -1)),
-        Some(("conn-".to_string(), 1))
+        Some(("conn-".into(), 1))
     );
     let update = StatusUpdate::for_task("a-b", 3, StatusState::Running, "w", 1);
     assert_eq!(update.key(), "status-task-a-b-3");
