@@ -54,27 +54,21 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
         ));
     }
-    let runtime = crate::runtime()?;
-    runtime.block_on(async {
-        let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
-        let config = match &args.config_topic {
-            Some(topic) => {
-                Some(read::<ConfigLog>(&transport, topic, TopicRole::Config, &args).await?)
-            }
-            None => None,
-        };
-        let status = match &args.status_topic {
-            Some(topic) => {
-                Some(read::<StatusLog>(&transport, topic, TopicRole::Status, &args).await?)
-            }
-            None => None,
-        };
-        let offsets = match &args.offsets_topic {
-            Some(topic) => {
-                Some(read::<OffsetLog>(&transport, topic, TopicRole::Offsets, &args).await?)
-            }
-            None => None,
-        };
+    // The topics are read at once, each on its own thread with Kafka clients of its own.
+    let bars = crate::progress::ReadBars::default();
+    let (args, bars) = (&args, &bars);
+    let (config, status, offsets) = crate::parallel::read_three(
+        args.config_topic
+            .as_deref()
+            .map(|topic| move || read::<ConfigLog>(topic, TopicRole::Config, args, bars)),
+        args.status_topic
+            .as_deref()
+            .map(|topic| move || read::<StatusLog>(topic, TopicRole::Status, args, bars)),
+        args.offsets_topic
+            .as_deref()
+            .map(|topic| move || read::<OffsetLog>(topic, TopicRole::Offsets, args, bars)),
+    )?;
+    {
         match args.format {
             Format::Json => {
                 let document = Inspected {
@@ -109,7 +103,7 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
             }
         }
         Ok(())
-    })
+    }
 }
 
 /// `inspect`'s JSON contract: `{"config": .., "status": .., "offsets": ..}` for the topics read.
@@ -123,11 +117,25 @@ struct Inspected<'a> {
     offsets: Option<Json<'a, OffsetLog>>,
 }
 
-async fn read<M: View>(
+/// Reads `topic` to its end with a runtime and Kafka clients of its own.
+fn read<M: View>(
+    topic: &str,
+    role: TopicRole,
+    args: &InspectArgs,
+    bars: &crate::progress::ReadBars,
+) -> Result<M, CliError> {
+    crate::runtime()?.block_on(async {
+        let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
+        read_with(&transport, topic, role, args, bars).await
+    })
+}
+
+async fn read_with<M: View>(
     transport: &Arc<KafkaTransport>,
     topic: &str,
     role: TopicRole,
     args: &InspectArgs,
+    bars: &crate::progress::ReadBars,
 ) -> Result<M, CliError> {
     let kind = match role {
         TopicRole::Config => TopicKind::Config,
@@ -143,7 +151,7 @@ async fn read<M: View>(
     settings.create_if_missing = args.create_topics;
     let machine = CutMachine::new(M::default(), cut);
     let mut store = Store::new(settings, Arc::clone(transport), machine);
-    let bar = crate::progress::ReadBar::new(topic);
+    let bar = bars.bar(topic);
     store.set_progress(bar.observer());
     let started = store.start().await;
     bar.finish();

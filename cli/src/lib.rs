@@ -21,6 +21,7 @@ pub mod inspect;
 pub mod metrics;
 pub mod monitor;
 pub mod offsets;
+mod parallel;
 pub mod progress;
 pub mod replay;
 pub mod serve;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use connect_state_store::ProgressObserver;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Reads shorter than this show no bar.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -40,6 +40,29 @@ struct State {
 pub struct ReadBar {
     bar: ProgressBar,
     state: Arc<Mutex<State>>,
+    /// The bars drawn with this one, one line each, when reads run at once.
+    group: Option<MultiProgress>,
+}
+
+/// The bars of reads that run at once: each shows on its own line, all of them once one read
+/// passes one second.
+#[derive(Debug, Clone)]
+pub struct ReadBars(MultiProgress);
+
+impl Default for ReadBars {
+    fn default() -> Self {
+        Self(MultiProgress::with_draw_target(ProgressDrawTarget::hidden()))
+    }
+}
+
+impl ReadBars {
+    /// A bar of this group for `topic`.
+    pub fn bar(&self, topic: &str) -> ReadBar {
+        let mut bar = ReadBar::new(topic);
+        bar.bar = self.0.add(bar.bar);
+        bar.group = Some(self.0.clone());
+        bar
+    }
 }
 
 impl ReadBar {
@@ -62,6 +85,7 @@ impl ReadBar {
                 partitions: BTreeMap::new(),
                 records: 0,
             })),
+            group: None,
         }
     }
 
@@ -113,7 +137,10 @@ impl ReadBar {
             None => format!("partitions {done}/{total} done"),
         };
         if self.bar.is_hidden() && state.started.elapsed() >= SHOW_AFTER {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            match &self.group {
+                Some(group) => group.set_draw_target(ProgressDrawTarget::stderr()),
+                None => self.bar.set_draw_target(ProgressDrawTarget::stderr()),
+            }
         }
         // The bar's position counts records, its length is scaled so the percentage is the
         // mean partition progress.

@@ -178,40 +178,55 @@ struct Tail {
 }
 
 impl Tail {
-    /// Starts a store per topic name given (a missing topic is an error; nothing is created).
+    /// Starts a store per topic name given (a missing topic is an error; nothing is created),
+    /// the three at once, each over a transport `transport` makes for it (one Kafka consumer
+    /// serves one read at a time).
     async fn start(
-        transport: Arc<DynTransport>,
+        transport: impl Fn() -> Result<Arc<DynTransport>, CliError>,
         config: String,
         status: Option<String>,
         offsets: Option<String>,
         recent: SharedRecent,
     ) -> Result<Self, CliError> {
-        let mut layouts = BTreeMap::new();
+        let bars = crate::progress::ReadBars::default();
         let config = start_store(
-            &transport,
+            transport()?,
             config,
             TopicRole::Config,
             Indexed::new(Watched::new(TopicKind::Config, Arc::clone(&recent))),
-            &mut layouts,
-        )
-        .await?;
+            &bars,
+        );
         let status = match status {
             Some(name) => {
                 let machine = Indexed::new(Watched::new(TopicKind::Status, Arc::clone(&recent)));
-                Some(start_store(&transport, name, TopicRole::Status, machine, &mut layouts).await?)
+                let store = start_store(transport()?, name, TopicRole::Status, machine, &bars);
+                Some(store)
             }
             None => None,
         };
         let offsets = match offsets {
             Some(name) => {
                 // Not indexed: a large offsets topic's keys are too many to keep twice.
-                let watched = Watched::new(TopicKind::Offsets, Arc::clone(&recent));
-                let machine = Indexed::unindexed(watched);
-                let role = TopicRole::Offsets;
-                Some(start_store(&transport, name, role, machine, &mut layouts).await?)
+                let machine =
+                    Indexed::unindexed(Watched::new(TopicKind::Offsets, Arc::clone(&recent)));
+                let store = start_store(transport()?, name, TopicRole::Offsets, machine, &bars);
+                Some(store)
             }
             None => None,
         };
+        let (config, status, offsets) =
+            tokio::try_join!(config, optional(status), optional(offsets))?;
+        let mut layouts = BTreeMap::new();
+        let (config, layout) = config;
+        layouts.extend(layout.map(|l| (TopicKind::Config, l)));
+        let status = status.map(|(store, layout)| {
+            layouts.extend(layout.map(|l| (TopicKind::Status, l)));
+            store
+        });
+        let offsets = offsets.map(|(store, layout)| {
+            layouts.extend(layout.map(|l| (TopicKind::Offsets, l)));
+            store
+        });
         Ok(Self {
             config,
             status,
@@ -226,13 +241,15 @@ impl Tail {
     async fn refresh(&mut self) -> Result<bool, CliError> {
         let err = |e: connect_state_store::StoreError| CliError::Input(format!("tailing: {e}"));
         let before = self.positions();
-        self.config.read_to_end().await.map_err(err)?;
-        if let Some(s) = self.status.as_mut() {
-            s.read_to_end().await.map_err(err)?;
-        }
-        if let Some(s) = self.offsets.as_mut() {
-            s.read_to_end().await.map_err(err)?;
-        }
+        // The three at once: each store has a transport of its own.
+        let status = self.status.as_mut().map(Store::read_to_end);
+        let offsets = self.offsets.as_mut().map(Store::read_to_end);
+        tokio::try_join!(
+            self.config.read_to_end(),
+            optional(status),
+            optional(offsets)
+        )
+        .map_err(err)?;
         Ok(self.positions() != before)
     }
 
@@ -302,37 +319,42 @@ impl Tail {
     }
 }
 
+/// The result of `read`, if there is one to wait for.
+async fn optional<T, E>(
+    read: Option<impl std::future::Future<Output = Result<T, E>>>,
+) -> Result<Option<T>, E> {
+    match read {
+        Some(read) => read.await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Starts a store of topic `name` over `transport` (reads it to its end, refusing what Java
+/// refuses) and describes the topic for the findings.
 async fn start_store<M: TopicMachine>(
-    transport: &Arc<DynTransport>,
+    transport: Arc<DynTransport>,
     name: String,
     role: TopicRole,
     machine: M,
-    layouts: &mut BTreeMap<TopicKind, Layout>,
-) -> Result<Store<M, DynTransport>, CliError> {
+    bars: &crate::progress::ReadBars,
+) -> Result<(Store<M, DynTransport>, Option<Layout>), CliError> {
     let mut settings = StoreSettings::new(name.clone(), role);
     settings.create_if_missing = false;
-    let mut store = Store::new(settings, Arc::clone(transport), machine);
-    let bar = crate::progress::ReadBar::new(&name);
+    let mut store = Store::new(settings, Arc::clone(&transport), machine);
+    let bar = bars.bar(&name);
     store.set_progress(bar.observer());
     let started = store.start().await;
     bar.finish();
     started.map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
     // The store's start refused what Java refuses; the description is for the findings.
-    if let Ok(Some(description)) = transport.describe_topic(&name).await {
-        let kind = match role {
-            TopicRole::Config => TopicKind::Config,
-            TopicRole::Status => TopicKind::Status,
-            TopicRole::Offsets => TopicKind::Offsets,
-        };
-        layouts.insert(
-            kind,
-            Layout::Described {
-                partitions: description.partitions,
-                cleanup_policy: description.cleanup_policy,
-            },
-        );
-    }
-    Ok(store)
+    let layout = match transport.describe_topic(&name).await {
+        Ok(Some(description)) => Some(Layout::Described {
+            partitions: description.partitions,
+            cleanup_policy: description.cleanup_policy,
+        }),
+        _ => None,
+    };
+    Ok((store, layout))
 }
 
 /// What the handlers share.
@@ -411,7 +433,7 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             let transport: Arc<DynTransport> =
                 Arc::new(connect_state_memory::MemoryTransport::new(demo.cluster));
             let tail = Tail::start(
-                transport,
+                || Ok(Arc::clone(&transport)),
                 demo.config_topic,
                 Some(demo.status_topic),
                 Some(demo.offsets_topic),
@@ -496,8 +518,10 @@ async fn start_live(source: &SourceArgs, recent: SharedRecent) -> Result<Tail, C
     let config = live.config_topic.clone().ok_or_else(|| {
         CliError::Input("serve needs the config topic: add --config-topic NAME".into())
     })?;
-    let transport: Arc<DynTransport> =
-        Arc::new(crate::kafka_transport(live.kafka_settings(servers))?);
+    let settings = live.kafka_settings(servers);
+    let transport = || -> Result<Arc<DynTransport>, CliError> {
+        Ok(Arc::new(crate::kafka_transport(settings.clone())?))
+    };
     Tail::start(
         transport,
         config,

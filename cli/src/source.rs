@@ -257,7 +257,7 @@ impl SourceArgs {
     }
 
     /// [`load`](Self::load) into the machines `machines` makes (e.g. watched ones).
-    pub fn load_into<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+    pub fn load_into<C: TopicMachine + Send, S: TopicMachine + Send, O: TopicMachine + Send>(
         &self,
         wanted: &[Topic],
         machines: &Machines<'_, C, S, O>,
@@ -307,7 +307,7 @@ impl SourceArgs {
     }
 
     #[cfg(not(feature = "kafka"))]
-    fn load_live<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+    fn load_live<C: TopicMachine + Send, S: TopicMachine + Send, O: TopicMachine + Send>(
         &self,
         _wanted: &[Topic],
         _machines: &Machines<'_, C, S, O>,
@@ -318,17 +318,12 @@ impl SourceArgs {
     }
 
     #[cfg(feature = "kafka")]
-    fn load_live<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+    fn load_live<C: TopicMachine + Send, S: TopicMachine + Send, O: TopicMachine + Send>(
         &self,
         wanted: &[Topic],
         machines: &Machines<'_, C, S, O>,
     ) -> Result<Topics<C, S, O>, CliError> {
-        use std::sync::Arc;
-
-        use connect_state_store::TopicRole;
-
         let live = &self.live;
-        let servers = live.bootstrap_servers.as_deref().unwrap_or_default();
         let named: Vec<Topic> = wanted
             .iter()
             .copied()
@@ -339,32 +334,52 @@ impl SourceArgs {
                 "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
             ));
         }
-        let runtime = crate::runtime()?;
-        runtime.block_on(async {
-            let transport = Arc::new(crate::kafka_transport(live.kafka_settings(servers))?);
-            let mut topics = Topics::default();
-            for topic in named {
-                let name = live.topic(topic).cloned().unwrap_or_default();
-                let cut = self.cut(topic)?;
-                match topic {
-                    Topic::Config => {
-                        let machine = (machines.config)();
-                        let read = read_live(&transport, name, TopicRole::Config, cut, machine);
-                        topics.config = Some(read.await?)
-                    }
-                    Topic::Status => {
-                        let machine = (machines.status)();
-                        let read = read_live(&transport, name, TopicRole::Status, cut, machine);
-                        topics.status = Some(read.await?)
-                    }
-                    Topic::Offsets => {
-                        let machine = (machines.offsets)();
-                        let read = read_live(&transport, name, TopicRole::Offsets, cut, machine);
-                        topics.offsets = Some(read.await?)
-                    }
-                }
-            }
-            Ok(topics)
+        let bars = crate::progress::ReadBars::default();
+        let wants = |topic: Topic| named.contains(&topic);
+        let config = wants(Topic::Config)
+            .then(|| self.live_read(Topic::Config, machines.config, &bars))
+            .flatten();
+        let status = wants(Topic::Status)
+            .then(|| self.live_read(Topic::Status, machines.status, &bars))
+            .flatten();
+        let offsets = wants(Topic::Offsets)
+            .then(|| self.live_read(Topic::Offsets, machines.offsets, &bars))
+            .flatten();
+        let (config, status, offsets) = crate::parallel::read_three(config, status, offsets)?;
+        Ok(Topics {
+            config,
+            status,
+            offsets,
+        })
+    }
+
+    /// The read of `topic` into a machine `machine` makes now, to run on a thread of its own
+    /// with Kafka clients of its own; `None` if no name was given for the topic.
+    #[cfg(feature = "kafka")]
+    fn live_read<M: TopicMachine + Send>(
+        &self,
+        topic: Topic,
+        machine: &dyn Fn() -> M,
+        bars: &crate::progress::ReadBars,
+    ) -> Option<impl FnOnce() -> Result<TopicRead<M>, CliError> + Send> {
+        use connect_state_store::TopicRole;
+
+        let live = &self.live;
+        let name = live.topic(topic)?.clone();
+        let settings = live.kafka_settings(live.bootstrap_servers.as_deref().unwrap_or_default());
+        let role = match topic {
+            Topic::Config => TopicRole::Config,
+            Topic::Status => TopicRole::Status,
+            Topic::Offsets => TopicRole::Offsets,
+        };
+        let cut = self.cut(topic);
+        let machine = machine();
+        let bars = bars.clone();
+        Some(move || {
+            crate::runtime()?.block_on(async {
+                let transport = std::sync::Arc::new(crate::kafka_transport(settings)?);
+                read_live(&transport, name, role, cut?, machine, &bars).await
+            })
         })
     }
 }
@@ -446,6 +461,7 @@ async fn read_live<M: TopicMachine>(
     role: connect_state_store::TopicRole,
     cut: Option<Cut>,
     machine: M,
+    bars: &crate::progress::ReadBars,
 ) -> Result<TopicRead<M>, CliError> {
     use connect_state_ops::cut::CutMachine;
     use connect_state_store::{Store, StoreSettings, Transport};
@@ -465,7 +481,7 @@ async fn read_live<M: TopicMachine>(
         std::sync::Arc::clone(transport),
         CutMachine::new(Indexed::new(machine), cut),
     );
-    let bar = crate::progress::ReadBar::new(&name);
+    let bar = bars.bar(&name);
     store.set_progress(bar.observer());
     store
         .read_to_end()

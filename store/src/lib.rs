@@ -19,6 +19,7 @@
 //!     write / execute(plan) ──► produce ──► read_to_end      (one deadline per call)
 //! ```
 
+mod read_ahead;
 mod secrets;
 mod transport;
 
@@ -30,6 +31,7 @@ use engine::config::ConfigLog;
 use engine::plan::{ProducerKind, StepAction, WritePlan};
 use engine::{ProducerRecord, RecordError, TopicMachine};
 
+use read_ahead::{Fetcher, Prefetch};
 pub use secrets::is_secret;
 pub use transport::{
     FetchedBatch, FetchedRecord, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
@@ -215,6 +217,39 @@ pub struct Store<M, T: ?Sized> {
     progress: Option<ProgressObserver>,
 }
 
+/// The next offset to read of `partition`: where the store fetched past, or the machine's own
+/// position, whichever is further.
+fn position_of<M: TopicMachine>(
+    positions: &BTreeMap<i32, i64>,
+    machine: &M,
+    partition: i32,
+) -> i64 {
+    positions
+        .get(&partition)
+        .copied()
+        .unwrap_or(0)
+        .max(machine.next_fetch_offset(partition))
+}
+
+/// The first partition after `last` (in partition order, going round) whose position is below
+/// its end, with that position and end: the partition a read fetches next.
+fn next_behind(
+    ends: &BTreeMap<i32, i64>,
+    last: Option<i32>,
+    position: impl Fn(i32) -> i64,
+) -> Option<(i32, i64, i64)> {
+    use core::ops::Bound::{Excluded, Unbounded};
+    let (after, upto) = match last {
+        Some(p) => (ends.range((Excluded(p), Unbounded)), ends.range(..=p)),
+        // Nothing before the first partition: the second range is empty.
+        None => (ends.range(..), ends.range((Unbounded, Excluded(i32::MIN)))),
+    };
+    after
+        .chain(upto)
+        .map(|(&p, &end)| (p, position(p), end))
+        .find(|&(_, at, end)| at < end)
+}
+
 impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
     /// A store over `machine` (a new one, or one restored from a checkpoint).
     pub fn new(settings: StoreSettings, transport: Arc<T>, machine: M) -> Self {
@@ -310,6 +345,10 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
 
     /// Reads every partition to the end offsets sampled now, applying each record, and returns
     /// the events (none before [`start`](Self::start) finished).
+    ///
+    /// While the machine applies a batch, the next batch of the same partition is already being
+    /// fetched (a transport that reads on another thread, as the Kafka one does, reads it
+    /// meanwhile); it is used only if the read goes on where it starts, and dropped otherwise.
     pub async fn read_to_end(&mut self) -> Result<Vec<M::Event>, StoreError> {
         let ends = self.transport.end_offsets(&self.settings.topic).await?;
         for (&partition, &end) in &ends {
@@ -323,60 +362,70 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                 });
             }
         }
+        let Self {
+            settings,
+            transport,
+            machine,
+            positions,
+            progress,
+        } = self;
+        let topic = settings.topic.as_str();
+        let fetcher = Fetcher {
+            transport: &**transport,
+            topic,
+            max_records: settings.fetch_max_records,
+        };
+        let mut ahead: Option<Prefetch<'_>> = None;
         let mut events = Vec::new();
-        loop {
-            let mut behind = false;
-            for (&partition, &end) in &ends {
-                let position = self.position(partition);
-                if position >= end {
-                    continue;
+        let mut last = None;
+        // Partitions in turn, one batch each, from the one after the last fetched.
+        while let Some((partition, position, end)) =
+            next_behind(&ends, last, |p| position_of(positions, machine, p))
+        {
+            last = Some(partition);
+            let batch = match ahead.take() {
+                Some(p) if p.partition == partition && p.from == position => p.finish().await,
+                _ => fetcher.fetch(partition, position, end).await,
+            }?;
+            // Where the read goes next if this batch moves the partition to its next offset.
+            let guess = next_behind(&ends, last, |p| {
+                let at = position_of(positions, machine, p);
+                if p == partition {
+                    at.max(batch.next_offset)
+                } else {
+                    at
                 }
-                behind = true;
-                let batch = self
-                    .transport
-                    .fetch(
-                        &self.settings.topic,
-                        partition,
-                        position,
-                        // No more than the offsets left: a transport can then stop at the end
-                        // without waiting to be told it is there.
-                        usize::try_from(end - position)
-                            .unwrap_or(usize::MAX)
-                            .min(self.settings.fetch_max_records),
-                    )
-                    .await?;
-                for record in &batch.records {
-                    self.machine
-                        .handle_record(record.as_record())
-                        .map_err(StoreError::InvalidRecord)?;
-                    events.extend(core::iter::from_fn(|| self.machine.poll_event()));
-                }
-                let next = batch
-                    .next_offset
-                    .max(self.machine.next_fetch_offset(partition));
-                if next <= position {
-                    return Err(StoreError::Stalled {
-                        topic: self.settings.topic.clone(),
-                        partition,
-                        position,
-                        end,
-                    });
-                }
-                self.positions.insert(partition, next);
-                if let Some(observer) = self.progress.as_mut() {
-                    observer(&ReadProgress {
-                        topic: &self.settings.topic,
-                        partition,
-                        position: next,
-                        end,
-                        records: batch.records.len(),
-                    });
-                }
+            });
+            if let Some((partition, from, end)) = guess {
+                ahead = Some(Prefetch::start(&fetcher, partition, from, end));
             }
-            if !behind {
-                return Ok(events);
+            for record in &batch.records {
+                machine
+                    .handle_record(record.as_record())
+                    .map_err(StoreError::InvalidRecord)?;
+                events.extend(core::iter::from_fn(|| machine.poll_event()));
+            }
+            let next = batch.next_offset.max(machine.next_fetch_offset(partition));
+            if next <= position {
+                return Err(StoreError::Stalled {
+                    topic: topic.to_string(),
+                    partition,
+                    position,
+                    end,
+                });
+            }
+            positions.insert(partition, next);
+            if let Some(observer) = progress.as_mut() {
+                observer(&ReadProgress {
+                    topic,
+                    partition,
+                    position: next,
+                    end,
+                    records: batch.records.len(),
+                });
             }
         }
+        Ok(events)
     }
 
     /// The next offset to read of every partition read so far (what the store fetched past,
@@ -389,11 +438,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
     }
 
     fn position(&self, partition: i32) -> i64 {
-        self.positions
-            .get(&partition)
-            .copied()
-            .unwrap_or(0)
-            .max(self.machine.next_fetch_offset(partition))
+        position_of(&self.positions, &self.machine, partition)
     }
 
     /// Produces `records` and, if `read_back`, reads to the end, all within the write budget:

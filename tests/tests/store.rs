@@ -404,3 +404,99 @@ fn a_topic_that_now_ends_below_what_was_read_is_reported_not_read_as_new() {
         store.read_to_end().await.unwrap();
     });
 }
+
+/// A simulator transport that logs each fetch as it starts, into the log the read's progress
+/// observer also writes to.
+struct Logged {
+    inner: MemoryTransport,
+    log: Arc<Mutex<Vec<String>>>,
+}
+
+#[async_trait]
+impl Transport for Logged {
+    async fn describe_topic(&self, t: &str) -> Result<Option<TopicDescription>, TransportError> {
+        self.inner.describe_topic(t).await
+    }
+    async fn create_topic(&self, t: &NewTopic) -> Result<(), TransportError> {
+        self.inner.create_topic(t).await
+    }
+    async fn end_offsets(&self, t: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        self.inner.end_offsets(t).await
+    }
+    async fn fetch(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        max: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("fetch {partition}@{from}"));
+        self.inner.fetch(topic, partition, from, max).await
+    }
+    async fn produce(
+        &self,
+        topic: &str,
+        records: &[ProducerRecord],
+        mode: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        self.inner.produce(topic, records, mode).await
+    }
+}
+
+#[test]
+fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice() {
+    runtime().block_on(async {
+        let cluster = memory();
+        cluster
+            .lock()
+            .unwrap()
+            .create_topic("off", TopicConfig::compacted(2))
+            .unwrap();
+        let transport = MemoryTransport::new(cluster.clone()).with_max_fetch_records(3);
+        let records: Vec<ProducerRecord> = (0..10)
+            .map(|i| ProducerRecord {
+                key: format!(r#"["src",{{"file":"{i}"}}]"#).into_bytes(),
+                value: Some(b"{\"pos\":1}".to_vec()),
+                // Partition 0 gets 7 records, partition 1 gets 3.
+                partition: Some(i32::from(i >= 7)),
+            })
+            .collect();
+        transport
+            .produce("off", &records, ProduceMode::Plain)
+            .await
+            .unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let logged = Arc::new(Logged {
+            inner: transport,
+            log: log.clone(),
+        });
+        let mut reader = Store::new(
+            StoreSettings::new("off", TopicRole::Offsets),
+            logged,
+            OffsetLog::new(),
+        );
+        let sink = log.clone();
+        reader.set_progress(Box::new(move |p| {
+            sink.lock()
+                .unwrap()
+                .push(format!("applied {}@{}", p.partition, p.position));
+        }));
+        reader.start().await.unwrap();
+        assert_eq!(reader.machine().snapshot().len(), 10);
+        // Partitions in turn, each fetch started before the batch ahead of it is applied.
+        let expected = [
+            "fetch 0@0",
+            "fetch 1@0",
+            "applied 0@3",
+            "fetch 0@3",
+            "applied 1@3",
+            "fetch 0@6",
+            "applied 0@6",
+            "applied 0@7",
+        ];
+        assert_eq!(*log.lock().unwrap(), expected);
+    });
+}
