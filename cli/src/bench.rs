@@ -124,6 +124,9 @@ pub struct BenchReport {
     /// The broker comparison.
     #[serde(flatten)]
     pub broker: BrokerFigures,
+    /// The three topics on the broker, and `serve` tailing them.
+    #[serde(flatten)]
+    pub all_topics: AllTopicsFigures,
     /// History against replay.
     #[serde(flatten)]
     pub history: crate::bench_history::HistoryFigures,
@@ -248,6 +251,29 @@ pub struct BrokerFigures {
     pub worker_startup_to_inspect_ratio: Option<f64>,
 }
 
+/// Status updates the freshness row times.
+pub const FRESHNESS_UPDATES: usize = 200;
+
+/// Figures of the three topics on the broker; `null` without one.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct AllTopicsFigures {
+    /// Records of the three topics on the broker.
+    pub broker_all_records: Option<u64>,
+    /// Seconds `inspect`'s read of the three topics takes (its threads and clients included).
+    pub inspect_all_seconds: Option<f64>,
+    /// Seconds three raw librdkafka reads of the three topics take, run at once.
+    pub raw_read_all_seconds: Option<f64>,
+    /// `inspect_all_seconds` over `raw_read_all_seconds`.
+    pub inspect_all_to_raw_ratio: Option<f64>,
+    /// `serve`'s refresh period in the freshness row (its default).
+    pub serve_refresh_ms: Option<u64>,
+    /// Median seconds from producing a status record to `serve`'s
+    /// `/connectors/{c}/status` showing it (over [`FRESHNESS_UPDATES`] updates).
+    pub serve_freshness_p50_seconds: Option<f64>,
+    /// The 99th percentile of the same (goal: at most 0.1 s).
+    pub serve_freshness_p99_seconds: Option<f64>,
+}
+
 /// One measured topic; each runs in a fresh process when possible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Phase {
@@ -263,6 +289,40 @@ pub enum Phase {
     Metrics,
     /// What writing large outputs (replay JSON, diff, offsets import) holds beyond the states.
     Outputs,
+    /// Only the broker rows (`--bootstrap-servers`): the config topic, the three topics and
+    /// `serve`'s freshness, in this process.
+    Broker,
+}
+
+/// The broker rows, with `--bootstrap-servers` (empty figures without): the config topic read
+/// (and a worker's start-up read, with `--connect-worker`), then the three topics and `serve`'s
+/// freshness (the best of five reads, two at full scale).
+fn bench_broker(
+    args: &BenchArgs,
+    scale: &Scale,
+) -> Result<(BrokerFigures, AllTopicsFigures), CliError> {
+    #[cfg(feature = "kafka")]
+    if let Some(servers) = &args.bootstrap_servers {
+        let topic = synth::config_topic(scale, args.seed);
+        let broker = bench_kafka(
+            servers,
+            &args.property,
+            &topic,
+            args.seed,
+            args.connect_worker.as_deref(),
+        )?;
+        let mut settings = connect_state_kafka::KafkaSettings::new(servers);
+        settings.properties.extend(args.property.iter().cloned());
+        let runs = if scale.offsets_partitions > Scale::DEFAULT.offsets_partitions {
+            2
+        } else {
+            5
+        };
+        let all = crate::bench_broker::bench_all_topics(&settings, scale, args.seed, runs, &topic)?;
+        return Ok((broker, all));
+    }
+    let _ = (args, scale);
+    Ok(Default::default())
 }
 
 /// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
@@ -534,7 +594,7 @@ fn bench_config(scale: &Scale, seed: u64, runs: u32) -> Result<ConfigFigures, Cl
 }
 
 /// A replayed config topic must hold what the generator committed.
-fn check_config(log: &ConfigLog, topic: &synth::ConfigTopic) -> Result<(), CliError> {
+pub(crate) fn check_config(log: &ConfigLog, topic: &synth::ConfigTopic) -> Result<(), CliError> {
     let snapshot = log.snapshot();
     let consistent = snapshot.inconsistent_connectors().next().is_none();
     let counts = topic
@@ -855,6 +915,16 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             Phase::Outputs => {
                 serde_json::to_value(crate::bench_outputs::bench_outputs(&scale, args.seed)?)?
             }
+            Phase::Broker => {
+                let (broker, all) = bench_broker(&args, &scale)?;
+                let mut figures = serde_json::to_value(broker)?;
+                if let (Some(figures), serde_json::Value::Object(all)) =
+                    (figures.as_object_mut(), serde_json::to_value(all)?)
+                {
+                    figures.extend(all);
+                }
+                figures
+            }
         };
         writeln!(out, "{figures}")?;
         return Ok(Exit::Success);
@@ -879,19 +949,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     let outputs = phase(Phase::Outputs, &args, &mut isolated_ok, || {
         crate::bench_outputs::bench_outputs(&scale, args.seed)
     })?;
-    #[allow(unused_mut)]
-    let mut broker = BrokerFigures::default();
-    #[cfg(feature = "kafka")]
-    if let Some(servers) = &args.bootstrap_servers {
-        let topic = synth::config_topic(&scale, args.seed);
-        broker = bench_kafka(
-            servers,
-            &args.property,
-            &topic,
-            args.seed,
-            args.connect_worker.as_deref(),
-        )?;
-    }
+    let (broker, all_topics) = bench_broker(&args, &scale)?;
     let java = match &args.java {
         Some(oracle) => crate::bench_java::bench_java(
             oracle,
@@ -933,6 +991,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         status,
         offsets,
         broker,
+        all_topics,
         history,
         metrics,
         outputs,
@@ -1197,7 +1256,32 @@ fn render_table(r: &BenchReport) -> String {
         row(
             "worker start-up / inspect",
             opt(r.broker.worker_startup_to_inspect_ratio, "x"),
+            ">= 20x",
+        ),
+        row(
+            "inspect of the three topics (broker)",
+            opt(r.all_topics.inspect_all_seconds, " s"),
             "",
+        ),
+        row(
+            "raw reads of the three topics at once",
+            opt(r.all_topics.raw_read_all_seconds, " s"),
+            "",
+        ),
+        row(
+            "inspect / raw read, three topics",
+            opt(r.all_topics.inspect_all_to_raw_ratio, "x"),
+            "<= 1.3x",
+        ),
+        row(
+            "serve freshness, p50 (status record produced to shown)",
+            opt(r.all_topics.serve_freshness_p50_seconds, " s"),
+            "",
+        ),
+        row(
+            "serve freshness, p99",
+            opt(r.all_topics.serve_freshness_p99_seconds, " s"),
+            "<= 0.1 s",
         ),
     ];
     let mut rows = rows;

@@ -54,20 +54,8 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
             "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
         ));
     }
-    // The topics are read at once, each on its own thread with Kafka clients of its own.
-    let bars = crate::progress::ReadBars::default();
-    let (args, bars) = (&args, &bars);
-    let (config, status, offsets) = crate::parallel::read_three(
-        args.config_topic
-            .as_deref()
-            .map(|topic| move || read::<ConfigLog>(topic, TopicRole::Config, args, bars)),
-        args.status_topic
-            .as_deref()
-            .map(|topic| move || read::<StatusLog>(topic, TopicRole::Status, args, bars)),
-        args.offsets_topic
-            .as_deref()
-            .map(|topic| move || read::<OffsetLog>(topic, TopicRole::Offsets, args, bars)),
-    )?;
+    let (config, status, offsets) = read_all(&args)?;
+    let args = &args;
     {
         match args.format {
             Format::Json => {
@@ -104,6 +92,26 @@ pub fn run(args: InspectArgs, out: &mut dyn Write) -> Result<(), CliError> {
         }
         Ok(())
     }
+}
+
+/// Reads every topic `args` names, at once: each on its own thread with Kafka clients of its
+/// own.
+pub(crate) fn read_all(
+    args: &InspectArgs,
+) -> Result<crate::parallel::Three<ConfigLog, StatusLog, OffsetLog>, CliError> {
+    let bars = crate::progress::ReadBars::default();
+    let bars = &bars;
+    crate::parallel::read_three(
+        args.config_topic
+            .as_deref()
+            .map(|topic| move || read::<ConfigLog>(topic, TopicRole::Config, args, bars)),
+        args.status_topic
+            .as_deref()
+            .map(|topic| move || read::<StatusLog>(topic, TopicRole::Status, args, bars)),
+        args.offsets_topic
+            .as_deref()
+            .map(|topic| move || read::<OffsetLog>(topic, TopicRole::Offsets, args, bars)),
+    )
 }
 
 /// `inspect`'s JSON contract: `{"config": .., "status": .., "offsets": ..}` for the topics read.

@@ -5,6 +5,8 @@
 
 pub mod admission;
 pub mod bench;
+#[cfg(feature = "kafka")]
+pub mod bench_broker;
 pub mod bench_history;
 pub mod bench_java;
 pub mod bench_metrics;

@@ -80,7 +80,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = crate::metrics::DEFAULT_MAX_CONNECTORS, value_name = "N")]
     pub metrics_max_connectors: usize,
     /// How often a live or demo source is read to its end, in milliseconds.
-    #[arg(long, default_value_t = 500, value_name = "MS")]
+    #[arg(long, default_value_t = DEFAULT_REFRESH_MS, value_name = "MS")]
     pub refresh_ms: u64,
     /// Requests handled at once; more wait their turn.
     #[arg(long, default_value_t = 64, value_name = "N",
@@ -163,6 +163,9 @@ impl ServeArgs {
 }
 
 type DynTransport = dyn Transport;
+
+/// How often `serve` reads the tailed topics to their ends unless `--refresh-ms` says.
+pub const DEFAULT_REFRESH_MS: u64 = 50;
 
 /// A topic's machine in `serve`: the replay machine, telling the shared recent history, with
 /// the key index `doctor`'s findings cite.

@@ -434,16 +434,38 @@ impl KafkaTransport {
                     topic: name.clone(),
                 }
             })?;
-            let mut ends = BTreeMap::new();
-            let deadline = Instant::now() + timeout;
-            let context = c.context().clone();
+            // One ListOffsets request for every partition (the latest offset under the
+            // consumer's isolation level: the high watermark, or the last stable offset).
+            let mut latest = TopicPartitionList::new();
             for p in 0..partitions {
-                let left = deadline.saturating_duration_since(Instant::now());
-                let (_, high) = retrying(&context, left, |left| {
-                    c.fetch_watermarks(&name, p, left.min(METADATA_SLICE))
-                })
-                .map_err(|e| gave_up(&context, &name, e))?;
-                ends.insert(p, high);
+                latest
+                    .add_partition_offset(&name, p, Offset::End)
+                    .map_err(|e| broker(&name, e))?;
+            }
+            let context = c.context().clone();
+            let answer = retrying(&context, timeout, |left| {
+                let answer = c.offsets_for_times(latest.clone(), left.min(METADATA_SLICE))?;
+                // A partition whose leader is moving answers with an error: ask again.
+                match answer.elements().iter().find_map(|e| e.error().err()) {
+                    Some(e) => Err(e),
+                    None => Ok(answer),
+                }
+            })
+            .map_err(|e| gave_up(&context, &name, e))?;
+            let mut ends = BTreeMap::new();
+            for element in answer.elements_for_topic(&name) {
+                match element.offset() {
+                    Offset::Offset(end) => ends.insert(element.partition(), end),
+                    other => {
+                        return Err(broker(
+                            &name,
+                            format!(
+                                "partition {} has no end offset ({other:?})",
+                                element.partition()
+                            ),
+                        ))
+                    }
+                };
             }
             Ok(ends)
         })

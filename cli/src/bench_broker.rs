@@ -1,0 +1,346 @@
+//! The broker rows of `bench` beyond the config topic's: `inspect` of the three synthetic
+//! topics against raw reads of the same three, and how soon `serve` shows a status record
+//! produced to the broker.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use connect_state_kafka::{raw, KafkaSettings, KafkaTransport};
+use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
+use engine::config::ConfigLog;
+use engine::offsets::OffsetLog;
+use engine::status::StatusLog;
+use engine::{ProducerRecord, TopicMachine};
+
+use crate::bench::AllTopicsFigures;
+use crate::bench::FRESHNESS_UPDATES;
+use crate::inspect::InspectArgs;
+use crate::synth::{self, Scale, SynthRecord};
+use crate::{CliError, Format};
+
+/// How long one update may take to show in `serve` before the row fails.
+const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The three synthetic topics' names on the broker.
+struct Names {
+    config: String,
+    status: String,
+    offsets: String,
+}
+
+/// Writes the three synthetic topics at `scale` to the broker, times `inspect` against raw
+/// reads of them (the best of `runs`, alternating), then times `serve`'s freshness over them,
+/// and deletes the topics.
+pub fn bench_all_topics(
+    settings: &KafkaSettings,
+    scale: &Scale,
+    seed: u64,
+    runs: u32,
+    config: &synth::ConfigTopic,
+) -> Result<AllTopicsFigures, CliError> {
+    let servers = settings.bootstrap_servers.clone();
+    let broker = move |what: &str, e: &dyn std::fmt::Display| {
+        CliError::Input(format!("bench against {servers}: {what}: {e}"))
+    };
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let names = Names {
+        config: format!("connect-state-bench-all-configs-{seed}-{millis}"),
+        status: format!("connect-state-bench-all-status-{seed}-{millis}"),
+        offsets: format!("connect-state-bench-all-offsets-{seed}-{millis}"),
+    };
+    let status = synth::status_topic(scale, seed);
+    let expected_live = synth::offsets_counts(scale.offsets_partitions, seed).live;
+    let runtime = crate::runtime()?;
+    let produced = runtime.block_on(async {
+        let transport =
+            Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
+        let mut records = 0;
+        let compacted = synth::compacted(&config.records);
+        records += produce::<ConfigLog>(&transport, &names.config, TopicRole::Config, compacted)
+            .await
+            .map_err(|e| broker("producing the config topic", &e))?;
+        records += produce::<StatusLog>(&transport, &names.status, TopicRole::Status, {
+            status.records.clone()
+        })
+        .await
+        .map_err(|e| broker("producing the status topic", &e))?;
+        let offsets = synth::offsets_topic(scale, seed);
+        records += produce::<OffsetLog>(&transport, &names.offsets, TopicRole::Offsets, offsets)
+            .await
+            .map_err(|e| broker("producing the offsets topic", &e))?;
+        Ok::<_, CliError>(records)
+    });
+    let figures = produced.and_then(|records| {
+        let (inspect, raw) = time_reads(settings, &names, runs, records, &broker, |c, s, o| {
+            check_all(c, s, o, config, &status, expected_live)
+        })?;
+        let connector = config_connector(config)?;
+        let (refresh, p50, p99) = serve_freshness(settings, &names, &connector, &broker)?;
+        Ok(AllTopicsFigures {
+            broker_all_records: Some(records),
+            inspect_all_seconds: Some(inspect.as_secs_f64()),
+            raw_read_all_seconds: Some(raw.as_secs_f64()),
+            inspect_all_to_raw_ratio: Some(inspect.as_secs_f64() / raw.as_secs_f64()),
+            serve_refresh_ms: Some(refresh),
+            serve_freshness_p50_seconds: Some(p50),
+            serve_freshness_p99_seconds: Some(p99),
+        })
+    });
+    runtime.block_on(async {
+        for name in [&names.config, &names.status, &names.offsets] {
+            let _ = raw::delete_topic(settings, name).await;
+        }
+    });
+    figures
+}
+
+/// Creates `name` as Connect would (with compaction held off while the bench runs, so that
+/// every read counts the same records) and writes `records` to it; returns how many.
+async fn produce<M: TopicMachine + Default>(
+    transport: &Arc<KafkaTransport>,
+    name: &str,
+    role: TopicRole,
+    records: impl IntoIterator<Item = SynthRecord>,
+) -> Result<u64, CliError> {
+    let mut settings = StoreSettings::new(name, role);
+    settings
+        .topic_configs
+        .insert("min.compaction.lag.ms".into(), "86400000".into());
+    let mut store = Store::new(settings, Arc::clone(transport), M::default());
+    store
+        .start()
+        .await
+        .map_err(|e| CliError::Input(format!("creating {name}: {e}")))?;
+    let mut records = records.into_iter().peekable();
+    let mut written = 0;
+    while records.peek().is_some() {
+        let batch: Vec<ProducerRecord> = records
+            .by_ref()
+            .take(5_000)
+            .map(|r| ProducerRecord {
+                key: r.key,
+                value: r.value,
+                partition: Some(r.partition),
+            })
+            .collect();
+        written += batch.len() as u64;
+        transport
+            .produce(name, &batch, ProduceMode::Plain)
+            .await
+            .map_err(|e| CliError::Input(format!("producing to {name}: {e}")))?;
+    }
+    Ok(written)
+}
+
+/// The best of `runs` reads of the three topics by `inspect` and by three raw readers at once,
+/// alternating; each `inspect` read is checked by `check`.
+fn time_reads(
+    settings: &KafkaSettings,
+    names: &Names,
+    runs: u32,
+    records: u64,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+    check: impl Fn(&ConfigLog, &StatusLog, &OffsetLog) -> Result<(), CliError>,
+) -> Result<(Duration, Duration), CliError> {
+    let args = InspectArgs {
+        kafka: settings.clone(),
+        config_topic: Some(names.config.clone()),
+        status_topic: Some(names.status.clone()),
+        offsets_topic: Some(names.offsets.clone()),
+        create_topics: false,
+        format: Format::Json,
+        as_of: None,
+    };
+    let (mut inspect, mut raw) = (Duration::MAX, Duration::MAX);
+    // A first raw read warms the broker up.
+    for run in 0..=runs {
+        let start = Instant::now();
+        let counted = raw_read_all(settings, names).map_err(|e| broker("raw read", &e))?;
+        if run > 0 {
+            raw = raw.min(start.elapsed());
+        }
+        if counted != records {
+            return Err(broker(
+                "raw read",
+                &format!("read {counted} records of the three topics, produced {records}"),
+            ));
+        }
+        if run == 0 {
+            continue;
+        }
+        let start = Instant::now();
+        let (config, status, offsets) = crate::inspect::read_all(&args)?;
+        inspect = inspect.min(start.elapsed());
+        match (config, status, offsets) {
+            (Some(c), Some(s), Some(o)) => check(&c, &s, &o)?,
+            _ => return Err(broker("inspect", &"a topic was not read")),
+        }
+    }
+    Ok((inspect, raw))
+}
+
+/// Raw reads of the three topics at once, each on its own thread; the records counted.
+fn raw_read_all(settings: &KafkaSettings, names: &Names) -> Result<u64, String> {
+    let count = |name: &str| {
+        raw::count_bytes(settings, name)
+            .map(|(records, _)| records)
+            .map_err(|e| format!("{name}: {e}"))
+    };
+    std::thread::scope(|scope| {
+        let reads: Vec<_> = [&names.config, &names.status, &names.offsets]
+            .into_iter()
+            .map(|name| scope.spawn(move || count(name)))
+            .collect();
+        let mut total = 0;
+        for read in reads {
+            total += read
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        }
+        Ok(total)
+    })
+}
+
+/// Whether `inspect` read what replaying the synthetic topics gives.
+fn check_all(
+    config: &ConfigLog,
+    status: &StatusLog,
+    offsets: &OffsetLog,
+    config_topic: &synth::ConfigTopic,
+    status_topic: &synth::StatusTopic,
+    live: u64,
+) -> Result<(), CliError> {
+    crate::bench::check_config(config, config_topic)?;
+    let connectors = status.snapshot().connectors().count();
+    let entries = offsets.snapshot().len() as u64;
+    if connectors != status_topic.connectors || entries != live {
+        return Err(CliError::Input(format!(
+            "inspect read {connectors} connector statuses and {entries} live offsets, expected \
+             {} and {live}",
+            status_topic.connectors
+        )));
+    }
+    Ok(())
+}
+
+/// A connector the config topic holds at its end.
+fn config_connector(topic: &synth::ConfigTopic) -> Result<String, CliError> {
+    let log: ConfigLog = crate::bench::replay(&topic.records);
+    let snapshot = log.snapshot();
+    let first = snapshot.connectors().next().map(str::to_string);
+    first.ok_or_else(|| CliError::Input("the synthetic config topic has no connector".into()))
+}
+
+/// A `serve` child process, stopped when dropped.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `connect-state serve` (this binary) on the config and status topics with its default
+/// refresh, produces [`FRESHNESS_UPDATES`] status records of `connector` one after another and
+/// times each until `/connectors/{connector}/status` shows it: the refresh period, p50, p99.
+fn serve_freshness(
+    settings: &KafkaSettings,
+    names: &Names,
+    connector: &str,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+) -> Result<(u64, f64, f64), CliError> {
+    let exe = std::env::current_exe()?;
+    let mut command = Command::new(exe);
+    command.args([
+        "serve",
+        "--bootstrap-servers",
+        &settings.bootstrap_servers,
+        "--config-topic",
+        &names.config,
+        "--status-topic",
+        &names.status,
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    for (key, value) in &settings.properties {
+        command.arg("-X").arg(format!("{key}={value}"));
+    }
+    let mut child = Served(
+        command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| broker("starting serve", &e))?,
+    );
+    let stdout = child
+        .0
+        .stdout
+        .take()
+        .ok_or_else(|| broker("serve", &"no stdout"))?;
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .map_err(|e| broker("serve", &e))?;
+    let address: SocketAddr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| broker("serve", &format!("unexpected first line {line:?}")))?;
+    let runtime = crate::runtime()?;
+    let transport = KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?;
+    // The synthetic names need no escaping in a path.
+    let path = format!("/connectors/{connector}/status");
+    let mut times = Vec::with_capacity(FRESHNESS_UPDATES);
+    for update in 0..FRESHNESS_UPDATES {
+        let worker = format!("bench-freshness-{update}");
+        let value = format!(
+            r#"{{"state":"RUNNING","trace":null,"worker_id":"{worker}","generation":{}}}"#,
+            1_000_000 + update
+        );
+        let record = ProducerRecord {
+            key: format!("status-connector-{connector}").into_bytes(),
+            value: Some(value.into_bytes()),
+            partition: None,
+        };
+        let start = Instant::now();
+        runtime
+            .block_on(transport.produce(&names.status, &[record], ProduceMode::Plain))
+            .map_err(|e| broker("producing a status record", &e))?;
+        let needle = format!(r#""worker_id":"{worker}""#);
+        loop {
+            if get(address, &path).is_ok_and(|body| body.contains(&needle)) {
+                break;
+            }
+            if start.elapsed() > FRESHNESS_TIMEOUT {
+                return Err(broker(
+                    "serve freshness",
+                    &format!("update {update} did not show within {FRESHNESS_TIMEOUT:?}"),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        times.push(start.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    Ok((crate::serve::DEFAULT_REFRESH_MS, at(0.5), at(0.99)))
+}
+
+/// The body of `GET path` on `address` (one connection per request).
+fn get(address: SocketAddr, path: &str) -> std::io::Result<String> {
+    let mut stream = TcpStream::connect_timeout(&address, Duration::from_secs(2))?;
+    stream.set_read_timeout(Some(Duration::from_secs(2)))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer)?;
+    Ok(String::from_utf8_lossy(&answer).into_owned())
+}
