@@ -10,7 +10,6 @@
 //! is tracked (the key that added it stays live until a tombstone for that content removes the
 //! partition from the set too).
 
-use crate::sync::Arc;
 use alloc::vec::Vec;
 use core::borrow::Borrow;
 use core::cmp::Ordering;
@@ -18,6 +17,7 @@ use core::fmt;
 use core::ops::Bound;
 
 use serde::{Deserialize, Serialize};
+use triomphe::ThinArc;
 
 use crate::checkpoint::ByteString;
 use crate::persistent::PSet;
@@ -34,84 +34,131 @@ const HASH_LEN: usize = 8;
 
 /// The record of one live key: where it lives, and its key and raw value bytes (kept in one
 /// buffer, since a topic can hold millions).
-#[derive(Clone, PartialEq, Eq)]
+///
+/// Sixteen bytes in a tree node: the slot hash and one thin pointer. Everything else is in the
+/// pointer's one allocation, so the nodes a snapshot shares and a write copies stay small.
+#[derive(Clone)]
 pub struct StoredOffset {
     /// The slot hash, beside the entry in the tree node: a lookup's linear scan of a node
     /// compares hashes without following any entry's pointer, and reads the key bytes only on
     /// a hash tie.
     hash: u64,
-    /// The key length; the top bit is the tracked flag.
-    key_len: u32,
-    /// The record's topic partition (in what would be the entry's padding).
-    partition: i32,
-    /// The record's offset (8 bytes, little-endian), then the key bytes, then the value
-    /// bytes: what only listings read stays out of the tree's nodes.
+    /// Where the record was read and how its bytes split ([`Place`]), then the key bytes and
+    /// the value bytes.
+    ///
     /// Reference-counted: a write after a snapshot copies the tree nodes on its path, and each
     /// entry of a copied node is then a count, not a copy of its bytes (the bench's
-    /// `tail_with_snapshot_ratio` went from 3.7x with a `Box` to 2.2x).
-    bytes: Arc<[u8]>,
+    /// `tail_with_snapshot_ratio` went from 3.7x with a `Box` to 2.2x). `triomphe`'s thin
+    /// pointer keeps the length in the allocation (one word in the node instead of two) and
+    /// has no weak count: the offsets state fell from 223 to about 205 bytes per live entry.
+    record: ThinArc<Place, u8>,
 }
 
-/// The length of the header of [`StoredOffset`]'s bytes: the offset.
-const HEADER_LEN: usize = 8;
+/// Where a live key's latest record was read, and where its key ends in the bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Place {
+    /// The record's offset in its partition.
+    offset: i64,
+    /// The key length; the top bit is the tracked flag.
+    key_len: u32,
+    /// The record's topic partition.
+    partition: i32,
+}
+
+// What the nodes hold per entry (see `record`).
+const _: () = assert!(core::mem::size_of::<StoredOffset>() == 16);
+
+impl PartialEq for StoredOffset {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash
+            && self.record.header.header == other.record.header.header
+            && self.record.slice == other.record.slice
+    }
+}
+
+impl Eq for StoredOffset {}
 
 impl StoredOffset {
     fn new(hash: u64, key: &[u8], value: &[u8], partition: i32, offset: i64) -> Option<Self> {
         let key_len = u32::try_from(key.len())
             .ok()
             .filter(|len| len & TRACKED == 0)?;
-        let offset = offset.to_le_bytes();
-        // An iterator of known length: collected straight into one allocation.
-        let bytes = offset.iter().chain(key).chain(value).copied().collect();
-        Some(Self {
-            hash,
+        let place = Place {
+            offset,
             key_len,
             partition,
-            bytes,
+        };
+        // An iterator of known length: collected straight into the one allocation.
+        let bytes = key.iter().chain(value).copied();
+        let len = key.len() + value.len();
+        Some(Self {
+            hash,
+            record: ThinArc::from_header_and_iter(place, KnownLen(bytes, len)),
         })
     }
 
-    // The accessors below slice without fallbacks: `new` builds the bytes as header, key,
-    // value, and the checkpoint decoder refuses a key length beyond them, so an out-of-range
-    // slice is a bug here and panics rather than reading as empty.
+    /// A record of `place` over `bytes` (key, then value), if the key length fits them.
+    fn from_parts(hash: u64, place: Place, bytes: &[u8]) -> Option<Self> {
+        let key_len = (place.key_len & !TRACKED) as usize;
+        (key_len <= bytes.len()).then(|| Self {
+            hash,
+            record: ThinArc::from_header_and_slice(place, bytes),
+        })
+    }
+
+    fn place(&self) -> Place {
+        self.record.header.header
+    }
+
+    // The accessors below slice without fallbacks: `new` and `from_parts` build the bytes as
+    // key, then value, and refuse a key length beyond them, so an out-of-range slice is a bug
+    // here and panics rather than reading as empty.
 
     /// The topic partition the latest record of the key was read from.
     pub fn partition(&self) -> i32 {
-        self.partition
+        self.place().partition
     }
 
     /// That record's offset in its partition.
     pub fn offset(&self) -> i64 {
-        let mut offset = [0; 8];
-        offset.copy_from_slice(&self.bytes[..HEADER_LEN]);
-        i64::from_le_bytes(offset)
+        self.place().offset
     }
 
     /// The raw value bytes.
     pub fn value(&self) -> &[u8] {
-        &self.bytes[self.key_end()..]
+        &self.record.slice[self.key_end()..]
     }
 
     /// The raw key bytes (empty for the null key).
     pub(crate) fn key(&self) -> &[u8] {
-        &self.bytes[HEADER_LEN..self.key_end()]
+        &self.record.slice[..self.key_end()]
     }
 
     /// Whether this key added its partition to its connector's set.
     pub(crate) fn is_tracked(&self) -> bool {
-        self.key_len & TRACKED != 0
+        self.place().key_len & TRACKED != 0
     }
 
-    fn set_tracked(&mut self, tracked: bool) {
-        self.key_len = if tracked {
-            self.key_len | TRACKED
+    /// The same record with the tracked flag set or cleared: a new allocation when the flag
+    /// changes (rare: a tracked key's content tombstoned while another key holds it).
+    fn with_tracked(self, tracked: bool) -> Self {
+        if self.is_tracked() == tracked {
+            return self;
+        }
+        let mut place = self.place();
+        place.key_len = if tracked {
+            place.key_len | TRACKED
         } else {
-            self.key_len & !TRACKED
+            place.key_len & !TRACKED
         };
+        Self {
+            hash: self.hash,
+            record: ThinArc::from_header_and_slice(place, &self.record.slice),
+        }
     }
 
     fn key_end(&self) -> usize {
-        HEADER_LEN + (self.key_len & !TRACKED) as usize
+        (self.place().key_len & !TRACKED) as usize
     }
 
     /// The slot hash.
@@ -119,6 +166,26 @@ impl StoredOffset {
         self.hash
     }
 }
+
+/// An iterator with its length told, for [`ThinArc::from_header_and_iter`] (a chain of two
+/// slices' bytes does not tell its length itself).
+struct KnownLen<I>(I, usize);
+
+impl<I: Iterator<Item = u8>> Iterator for KnownLen<I> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        let next = self.0.next()?;
+        self.1 = self.1.saturating_sub(1);
+        Some(next)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.1, Some(self.1))
+    }
+}
+
+impl<I: Iterator<Item = u8>> ExactSizeIterator for KnownLen<I> {}
 
 impl fmt::Debug for StoredOffset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -244,12 +311,12 @@ impl LiveKeys {
         tracked: bool,
     ) {
         let (partition, offset) = position;
-        let Some(mut record) =
+        let Some(record) =
             StoredOffset::new(hash, key.unwrap_or_default(), value, partition, offset)
         else {
             return;
         };
-        record.set_tracked(tracked);
+        let record = record.with_tracked(tracked);
         match key {
             None => self.null_key = Some(record),
             // One search: an insert replaces the stored entry of an equal slot.
@@ -273,7 +340,8 @@ impl LiveKeys {
     /// slot the set orders by).
     pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
         self.keyed.update(&(hash, key) as &dyn Slot, |stored| {
-            stored.0.set_tracked(tracked)
+            let record = stored.0.clone().with_tracked(tracked);
+            stored.0 = record;
         });
     }
 
@@ -343,18 +411,16 @@ impl Serialize for WireBytes {
 }
 
 /// A live key's bytes as a checkpoint reads them: the slot hash, and the key and value bytes
-/// after [`HEADER_LEN`] bytes left for the header (`None` when there are fewer bytes than a
-/// hash).
+/// (`None` when there are fewer bytes than a hash).
 struct Hashed(Option<(u64, Vec<u8>)>);
 
 impl From<&[u8]> for Hashed {
     fn from(bytes: &[u8]) -> Self {
-        Self(bytes.split_first_chunk::<HASH_LEN>().map(|(hash, rest)| {
-            let mut bytes = Vec::with_capacity(HEADER_LEN + rest.len());
-            bytes.extend_from_slice(&[0; HEADER_LEN]);
-            bytes.extend_from_slice(rest);
-            (u64::from_be_bytes(*hash), bytes)
-        }))
+        Self(
+            bytes
+                .split_first_chunk::<HASH_LEN>()
+                .map(|(hash, rest)| (u64::from_be_bytes(*hash), rest.to_vec())),
+        )
     }
 }
 
@@ -376,11 +442,11 @@ impl Serialize for LiveKeys {
         serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| {
             // The checkpoint's form (format 6): the slot hash leads the key and value bytes.
             let hash = record.hash.to_be_bytes();
-            let key_and_value = &record.bytes[HEADER_LEN..];
+            let key_and_value = &record.record.slice;
             Wire {
                 keyed,
                 partition: record.partition(),
-                key_len: record.key_len,
+                key_len: record.place().key_len,
                 offset: record.offset(),
                 bytes: WireBytes(hash.iter().chain(key_and_value).copied().collect()),
             }
@@ -398,21 +464,19 @@ impl<'de> Deserialize<'de> for LiveKeys {
         let mut live = Self::default();
         let mut keyed = Vec::with_capacity(wires.len());
         for wire in wires {
-            let Some((hash, mut bytes)) = wire.bytes.0 .0 else {
+            let Some((hash, bytes)) = wire.bytes.0 .0 else {
                 return Err(D::Error::custom("a live key is shorter than its slot hash"));
             };
-            bytes[..HEADER_LEN].copy_from_slice(&wire.offset.to_le_bytes());
-            let record = StoredOffset {
-                hash,
+            let place = Place {
+                offset: wire.offset,
                 key_len: wire.key_len,
                 partition: wire.partition,
-                bytes: bytes.into(),
             };
-            if record.key_end() > record.bytes.len() {
+            let Some(record) = StoredOffset::from_parts(hash, place, &bytes) else {
                 return Err(D::Error::custom("a live key is longer than its bytes"));
-            }
+            };
             if !wire.keyed {
-                if record.key_len != 0 || live.null_key.is_some() {
+                if wire.key_len != 0 || live.null_key.is_some() {
                     return Err(D::Error::custom("the null key is malformed or repeated"));
                 }
                 live.null_key = Some(record);
