@@ -64,8 +64,9 @@ pub struct BenchArgs {
     /// Seed of the synthetic topics (the same seed gives the same records).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Also produce the synthetic config topic to this cluster (a new topic, deleted afterwards)
-    /// and time `inspect`'s read against a raw librdkafka read that only counts bytes.
+    /// Also produce the synthetic topics to this cluster (new topics, deleted afterwards) and
+    /// time `inspect`'s read of the config topic, then of all three, against raw librdkafka
+    /// reads that only count bytes, and how soon `serve` shows a status record produced.
     #[cfg(feature = "kafka")]
     #[arg(long, value_name = "HOST:PORT")]
     pub bootstrap_servers: Option<String>,

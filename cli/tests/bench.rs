@@ -123,3 +123,61 @@ fn bench_table_names_every_goal() {
         assert!(table.contains(line), "{table}");
     }
 }
+
+/// `bench --phase broker` at the tiny scale against a real broker (see `.ci/run`, which starts
+/// one): the config topic and the three topics are read back whole (the bench checks what
+/// `inspect` read against the generator), and `serve` shows every produced status record.
+#[test]
+#[ignore = "needs a real broker: set CONNECT_STATE_TEST_BROKER (see .ci/run)"]
+fn broker_rows_read_the_three_topics_and_time_serve_freshness() {
+    let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
+    let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args([
+            "bench",
+            "--scale",
+            "tiny",
+            "--phase",
+            "broker",
+            "--seed",
+            "5",
+            "--bootstrap-servers",
+            &broker,
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("the binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    let number = |field: &str| -> f64 {
+        report
+            .get(field)
+            .and_then(Value::as_f64)
+            .unwrap_or_else(|| panic!("{field} is not a number in {report:#}"))
+    };
+    let scale = Scale::TINY;
+    let seed = 5;
+    let status = synth::status_topic(&scale, seed).records.len() as u64;
+    let offsets = synth::offsets_counts(scale.offsets_partitions, seed).records;
+    let config = number("broker_records") as u64;
+    assert_eq!(
+        number("broker_all_records") as u64,
+        config + status + offsets,
+        "{report:#}"
+    );
+    for field in [
+        "inspect_all_seconds",
+        "raw_read_all_seconds",
+        "inspect_all_to_raw_ratio",
+        "serve_freshness_p50_seconds",
+        "serve_freshness_p99_seconds",
+    ] {
+        assert!(number(field) > 0.0, "{field} in {report:#}");
+    }
+    assert!(number("serve_freshness_p50_seconds") <= number("serve_freshness_p99_seconds"));
+    assert_eq!(number("serve_refresh_ms"), 50.0);
+}
