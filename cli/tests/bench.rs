@@ -6,12 +6,13 @@ use std::process::Command;
 use connect_state_cli::synth::{self, Scale};
 use serde_json::Value;
 
-#[test]
-fn tiny_bench_reports_every_field_as_json() {
+/// The JSON report of `connect-state bench --scale tiny --seed 5 --format json ARGS`.
+fn bench_json(args: &[&str]) -> Value {
     let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
         .args([
-            "bench", "--scale", "tiny", "--format", "json", "--seed", "5",
+            "bench", "--scale", "tiny", "--seed", "5", "--format", "json",
         ])
+        .args(args)
         .output()
         .expect("the binary runs");
     assert!(
@@ -19,13 +20,21 @@ fn tiny_bench_reports_every_field_as_json() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
-    let number = |field: &str| -> f64 {
-        report
-            .get(field)
-            .and_then(Value::as_f64)
-            .unwrap_or_else(|| panic!("{field} is not a number in {report:#}"))
-    };
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+/// Field `field` of `report`, which must be a number.
+fn number(report: &Value, field: &str) -> f64 {
+    report
+        .get(field)
+        .and_then(Value::as_f64)
+        .unwrap_or_else(|| panic!("{field} is not a number in {report:#}"))
+}
+
+#[test]
+fn tiny_bench_reports_every_field_as_json() {
+    let report = bench_json(&[]);
+    let number = |field: &str| number(&report, field);
     for field in [
         "config_replay_records_per_sec",
         "config_replay_mb_per_sec",
@@ -76,6 +85,13 @@ fn tiny_bench_reports_every_field_as_json() {
         "inspect_seconds",
         "raw_read_seconds",
         "inspect_to_raw_ratio",
+        "broker_all_records",
+        "inspect_all_seconds",
+        "raw_read_all_seconds",
+        "inspect_all_to_raw_ratio",
+        "serve_refresh_ms",
+        "serve_freshness_p50_seconds",
+        "serve_freshness_p99_seconds",
     ] {
         assert!(report.get(field).is_some_and(Value::is_null), "{field}");
     }
@@ -131,34 +147,8 @@ fn bench_table_names_every_goal() {
 #[ignore = "needs a real broker: set CONNECT_STATE_TEST_BROKER (see .ci/run)"]
 fn broker_rows_read_the_three_topics_and_time_serve_freshness() {
     let broker = std::env::var("CONNECT_STATE_TEST_BROKER").expect("CONNECT_STATE_TEST_BROKER");
-    let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args([
-            "bench",
-            "--scale",
-            "tiny",
-            "--phase",
-            "broker",
-            "--seed",
-            "5",
-            "--bootstrap-servers",
-            &broker,
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("the binary runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
-    let number = |field: &str| -> f64 {
-        report
-            .get(field)
-            .and_then(Value::as_f64)
-            .unwrap_or_else(|| panic!("{field} is not a number in {report:#}"))
-    };
+    let report = bench_json(&["--phase", "broker", "--bootstrap-servers", &broker]);
+    let number = |field: &str| number(&report, field);
     let scale = Scale::TINY;
     let seed = 5;
     let status = synth::status_topic(&scale, seed).records.len() as u64;

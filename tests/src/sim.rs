@@ -50,6 +50,8 @@ pub fn lock(cluster: &Mutex<MemoryCluster>) -> MutexGuard<'_, MemoryCluster> {
 pub struct Recording {
     inner: MemoryTransport,
     consumed: Mutex<Vec<FetchedRecord>>,
+    /// Where each fetch is noted as it starts (`fetch PARTITION@OFFSET`), if anywhere.
+    starts: Option<Arc<Mutex<Vec<String>>>>,
 }
 
 impl Recording {
@@ -58,7 +60,15 @@ impl Recording {
         Self {
             inner,
             consumed: Mutex::new(Vec::new()),
+            starts: None,
         }
+    }
+
+    /// Also notes each fetch as it starts (`fetch PARTITION@OFFSET`) in `log`, which a test
+    /// can share with a progress observer to see fetches and applied batches in one order.
+    pub fn noting_fetches_in(mut self, log: Arc<Mutex<Vec<String>>>) -> Self {
+        self.starts = Some(log);
+        self
     }
 
     /// Every record handed out so far, in order.
@@ -91,6 +101,10 @@ impl Transport for Recording {
         from: i64,
         max_records: usize,
     ) -> Result<FetchedBatch, TransportError> {
+        if let Some(log) = &self.starts {
+            let note = format!("fetch {partition}@{from}");
+            log.lock().expect("fetch log lock").push(note);
+        }
         let batch = self
             .inner
             .fetch(topic, partition, from, max_records)

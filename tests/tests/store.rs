@@ -16,7 +16,7 @@ use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::ProducerRecord;
 
-use connect_state_tests::sim::runtime;
+use connect_state_tests::sim::{runtime, Recording};
 
 fn memory() -> Arc<Mutex<MemoryCluster>> {
     Arc::new(Mutex::new(MemoryCluster::new(7)))
@@ -405,47 +405,6 @@ fn a_topic_that_now_ends_below_what_was_read_is_reported_not_read_as_new() {
     });
 }
 
-/// A simulator transport that logs each fetch as it starts, into the log the read's progress
-/// observer also writes to.
-struct Logged {
-    inner: MemoryTransport,
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-#[async_trait]
-impl Transport for Logged {
-    async fn describe_topic(&self, t: &str) -> Result<Option<TopicDescription>, TransportError> {
-        self.inner.describe_topic(t).await
-    }
-    async fn create_topic(&self, t: &NewTopic) -> Result<(), TransportError> {
-        self.inner.create_topic(t).await
-    }
-    async fn end_offsets(&self, t: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
-        self.inner.end_offsets(t).await
-    }
-    async fn fetch(
-        &self,
-        topic: &str,
-        partition: i32,
-        from: i64,
-        max: usize,
-    ) -> Result<FetchedBatch, TransportError> {
-        self.log
-            .lock()
-            .unwrap()
-            .push(format!("fetch {partition}@{from}"));
-        self.inner.fetch(topic, partition, from, max).await
-    }
-    async fn produce(
-        &self,
-        topic: &str,
-        records: &[ProducerRecord],
-        mode: ProduceMode,
-    ) -> Result<Vec<(i32, i64)>, TransportError> {
-        self.inner.produce(topic, records, mode).await
-    }
-}
-
 #[test]
 fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice() {
     runtime().block_on(async {
@@ -469,10 +428,7 @@ fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice
             .await
             .unwrap();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let logged = Arc::new(Logged {
-            inner: transport,
-            log: log.clone(),
-        });
+        let logged = Arc::new(Recording::new(transport).noting_fetches_in(log.clone()));
         let mut reader = Store::new(
             StoreSettings::new("off", TopicRole::Offsets),
             logged,
