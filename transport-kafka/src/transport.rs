@@ -65,6 +65,12 @@ fn is_retriable(error: &KafkaError) -> bool {
                 | RDKafkaErrorCode::OperationTimedOut
                 | RDKafkaErrorCode::UnknownTopicOrPartition
                 | RDKafkaErrorCode::NotEnoughReplicas
+                // A partition's answer to ListOffsets while its leader is (re)elected, as
+                // right after a broker restart.
+                | RDKafkaErrorCode::UnknownLeaderEpoch
+                | RDKafkaErrorCode::FencedLeaderEpoch
+                | RDKafkaErrorCode::OffsetNotAvailable
+                | RDKafkaErrorCode::ReplicaNotAvailable
         )
     )
 }
