@@ -27,7 +27,7 @@ pub const LOGGER_CLUSTER_PREFIX: &str = "logger-cluster-";
 pub(crate) enum ConfigKey<'a> {
     TargetState(&'a str),
     Connector(&'a str),
-    Task { connector: String, task: i32 },
+    Task { connector: Cow<'a, str>, task: i32 },
     UnparseableTask,
     Commit(&'a str),
     Restart(&'a str),
@@ -72,7 +72,15 @@ pub(crate) fn dispatch(key: &str) -> ConfigKey<'_> {
 /// Parses `task-<connector>-<id>` with Java's `String.split("-")` semantics (spec §1.3): trailing
 /// empty parts are dropped, at least three parts are needed, the last part is the task id as
 /// `Integer.parseInt` reads it and the parts in between, joined by `-`, are the connector name.
-pub(crate) fn parse_task_key(key: &str) -> Option<(String, i32)> {
+pub(crate) fn parse_task_key(key: &str) -> Option<(Cow<'_, str>, i32)> {
+    // Without a trailing dash Java's split drops no part, so the connector is the text between
+    // the prefix and the last dash (borrowed), and the task what follows it.
+    if !key.ends_with('-') {
+        if let Some(rest) = key.strip_prefix(TASK_PREFIX) {
+            let (connector, last) = rest.rsplit_once('-')?;
+            return Some((Cow::Borrowed(connector), java::parse_int(last)?));
+        }
+    }
     let parts = java::split_dash(key);
     if parts.len() < 3 {
         return None;
@@ -80,7 +88,7 @@ pub(crate) fn parse_task_key(key: &str) -> Option<(String, i32)> {
     let (last, rest) = parts.split_last()?;
     let task = java::parse_int(last)?;
     let connector = rest.get(1..)?.join("-");
-    Some((connector, task))
+    Some((Cow::Owned(connector), task))
 }
 
 #[cfg(test)]
@@ -89,7 +97,21 @@ mod tests {
     use alloc::string::ToString;
 
     fn task(key: &str) -> Option<(String, i32)> {
-        parse_task_key(key)
+        parse_task_key(key).map(|(c, t)| (c.into_owned(), t))
+    }
+
+    proptest::proptest! {
+        /// The borrowed path reads every task key as Java's split does.
+        #[test]
+        fn task_keys_read_as_javas_split(tail in "[a1é-]{0,12}") {
+            let key = alloc::format!("{TASK_PREFIX}{tail}");
+            let parts = java::split_dash(&key);
+            let expected = (parts.len() >= 3)
+                .then(|| parts.split_last())
+                .flatten()
+                .and_then(|(last, rest)| Some((rest.get(1..)?.join("-"), java::parse_int(last)?)));
+            proptest::prop_assert_eq!(task(&key), expected);
+        }
     }
 
     #[test]
@@ -124,7 +146,7 @@ mod tests {
         assert_eq!(
             dispatch("task-x-0"),
             ConfigKey::Task {
-                connector: "x".to_string(),
+                connector: "x".into(),
                 task: 0
             }
         );

@@ -17,6 +17,7 @@ mod types;
 mod values;
 pub mod write;
 
+use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -37,6 +38,7 @@ pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
 use crate::checkpoint::TopicKind;
+use crate::json::PropertiesRead;
 use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PMap;
 use crate::skips::SkipCounts;
@@ -75,22 +77,35 @@ impl Topic for ConfigTopic {
     type Diagnostics = ConfigDiagnostics;
     const KIND: TopicKind = TopicKind::Config;
 
-    /// The per-record pipeline of spec §3.1: convert, advance the offset, dispatch.
+    /// The per-record pipeline of spec §3.1: convert, advance the offset, dispatch. (The key
+    /// is looked at first only to choose how to read the value: connector and task configs,
+    /// most of the topic, are read in one pass; the errors and their order are the same.)
     fn apply(
         &mut self,
         record: &Record<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
-        let body = values::convert(record.value)?;
-        self.tables.offset = record.offset.saturating_add(1);
-        let key_bytes = record.key.ok_or(ConfigSkip::NullKey)?;
-        let key = keys::key_string(key_bytes);
-        match keys::dispatch(&key) {
-            ConfigKey::TargetState(c) => self.on_target_state(c, &body, events),
-            ConfigKey::Connector(c) => self.on_connector(c, body, events),
-            ConfigKey::Task { connector, task } => {
-                self.on_task(connector, task, body, record.offset)
+        let key = record.key.map(keys::key_string);
+        let dispatched = key.as_deref().map(keys::dispatch);
+        let offset = record.offset;
+        let body = match dispatched {
+            Some(ConfigKey::Connector(c)) => {
+                let read = values::convert_properties(record.value)?;
+                self.tables.offset = offset.saturating_add(1);
+                return self.on_connector(c, read, events);
             }
+            Some(ConfigKey::Task { connector, task }) => {
+                let read = values::convert_properties(record.value)?;
+                self.tables.offset = offset.saturating_add(1);
+                return self.on_task(connector, task, read, offset);
+            }
+            _ => values::convert(record.value)?,
+        };
+        self.tables.offset = offset.saturating_add(1);
+        match dispatched.ok_or(ConfigSkip::NullKey)? {
+            ConfigKey::TargetState(c) => self.on_target_state(c, &body, events),
+            // Read above.
+            ConfigKey::Connector(_) | ConfigKey::Task { .. } => Ok(()),
             ConfigKey::UnparseableTask => Err(ConfigSkip::UnparseableTaskKey),
             ConfigKey::Commit(c) => self.on_commit(c, &body, record.offset, events),
             ConfigKey::Restart(c) => self.on_restart(c, &body, events),
@@ -138,17 +153,17 @@ impl ConfigTopic {
     fn on_connector(
         &mut self,
         c: &str,
-        body: Body<'_>,
+        read: PropertiesRead<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
-        if body.is_none() {
+        if read == PropertiesRead::Tombstone {
             self.remove_connector(c);
             events.emit(|| ConfigEvent::ConnectorConfigRemoved {
                 connector: c.into(),
             });
             return Ok(());
         }
-        let props = values::properties(body)?;
+        let props = values::properties(read)?;
         let t = &mut self.tables;
         t.connector_configs.insert(c.into(), props);
         if !t.target_states.contains_key(c) {
@@ -162,22 +177,26 @@ impl ConfigTopic {
 
     fn on_task(
         &mut self,
-        connector: String,
+        connector: Cow<'_, str>,
         task: i32,
-        body: Body<'_>,
+        read: PropertiesRead<'_>,
         offset: i64,
     ) -> Result<(), ConfigSkip> {
-        if body.is_none() {
+        if read == PropertiesRead::Tombstone {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
-        let props = values::properties(body)?;
-        if !self.tables.connector_configs.contains_key(&connector) {
+        let props = values::properties(read)?;
+        if !self.tables.connector_configs.contains_key(&*connector) {
             diagnostics::note_orphan(&mut self.orphans, &connector, offset, false);
         }
-        self.deferred
-            .entry(connector)
-            .or_default()
-            .insert(task, props);
+        match self.deferred.get_mut(&*connector) {
+            Some(buffered) => buffered.insert(task, props),
+            None => self
+                .deferred
+                .entry(connector.into_owned())
+                .or_default()
+                .insert(task, props),
+        };
         Ok(())
     }
 

@@ -7,7 +7,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::ByteString;
-use crate::json::{JsonObject, JsonValue, Members, Natural, Value};
+use crate::json::{FlatMember, FlatValue, JsonObject, JsonValue, Natural};
 use crate::sync::Arc;
 
 /// A connector or task configuration as read: property names to values, sorted by name (byte
@@ -271,41 +271,72 @@ impl Properties {
 }
 
 impl Properties {
-    /// Lays out an object's members as read ([`Value`]s borrowing from the record): once
+    /// Lays out the members of a `properties` object as read (borrowing from the record): once
     /// sorted, the header from their lengths, then the text, straight into the one buffer. A
     /// repeated name keeps its last value.
-    pub(crate) fn from_members(members: Members<'_>) -> Self {
-        let order = crate::json::sorted_order(&members);
-        let sorted = || order.iter().filter_map(|&i| members.get(i));
-        let value_len = |value: &Value<'_>| value.as_str().map_or(0, str::len);
-        let size: usize = sorted()
-            .map(|(name, value)| name.len() + value_len(value))
-            .sum();
-        let count = order.len();
-        let width = Self::width_for(count, size);
-        let mut bytes = Vec::with_capacity(1 + width * (1 + 2 * count) + size);
-        bytes.push(width as u8);
-        let mut end = 0;
-        let ends = sorted().flat_map(|(name, value)| {
-            end += name.len();
-            let name_end = end;
-            end += value_len(value);
-            [name_end, end]
+    pub(crate) fn from_flat(mut members: Vec<FlatMember<'_>>) -> Self {
+        // Stable, so equal names stay in document order and the last of a run is the one
+        // that counts; the name's 16-byte key decides most comparisons.
+        members.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.name.cmp(&b.name)));
+        members.dedup_by(|later, kept| {
+            let same = later.order == kept.order && later.name == kept.name;
+            if same {
+                core::mem::swap(later, kept);
+            }
+            same
         });
-        for number in core::iter::once(count).chain(ends) {
-            bytes.extend_from_slice(&(number as u64).to_le_bytes()[..width]);
-        }
+        let value_len = |value: &FlatValue<'_>| match value {
+            FlatValue::String(s) => s.len(),
+            FlatValue::Other(_) => 0,
+        };
+        let size: usize = members
+            .iter()
+            .map(|m| m.name.len() + value_len(&m.value))
+            .sum();
+        let count = members.len();
+        let width = Self::width_for(count, size);
+        let header = 1 + width * (1 + 2 * count);
+        // Written in place: a zeroed shared buffer (one allocation; a `Vec` would be copied
+        // into the `Arc` after), filled through a cursor.
+        let mut bytes: Arc<[u8]> = core::iter::repeat_n(0, header + size).collect();
         let mut others = Vec::new();
-        for (index, (name, value)) in sorted().enumerate() {
-            bytes.extend_from_slice(name.as_bytes());
-            match value {
-                Value::String(s) => bytes.extend_from_slice(s.as_bytes()),
-                // Rare (numbers, booleans, nested values): a copy of the borrowed value.
-                other => others.push((index, other.clone().into_owned())),
+        if let Some(buffer) = Arc::get_mut(&mut bytes) {
+            let (head, mut text) = buffer.split_at_mut(header);
+            let (first, numbers) = head.split_at_mut(1);
+            first[0] = width as u8;
+            let mut numbers = numbers.chunks_exact_mut(width);
+            let mut put = |number: usize| {
+                if let Some(slot) = numbers.next() {
+                    slot.copy_from_slice(&(number as u64).to_le_bytes()[..width]);
+                }
+            };
+            put(count);
+            let mut end = 0;
+            for member in &members {
+                end += member.name.len();
+                put(end);
+                end += value_len(&member.value);
+                put(end);
+            }
+            let mut write = |part: &str| {
+                let (slot, rest) = core::mem::take(&mut text).split_at_mut(part.len());
+                slot.copy_from_slice(part.as_bytes());
+                text = rest;
+            };
+            // By reference: moving each member out costs more than the copy of its text.
+            for (index, member) in members.iter_mut().enumerate() {
+                write(&member.name);
+                match &mut member.value {
+                    FlatValue::String(s) => write(s),
+                    // Rare (numbers, booleans, nested values).
+                    FlatValue::Other(value) => {
+                        others.push((index, core::mem::replace(value, JsonValue::Null)));
+                    }
+                }
             }
         }
         Self {
-            bytes: bytes.into(),
+            bytes,
             others: (!others.is_empty()).then(|| others.into()),
         }
     }
@@ -426,14 +457,18 @@ mod tests {
             br#"{"z": "1", "y": "2\n", "x": 3.5, "z": {"nested": ["a"]}}"#,
         ];
         for text in texts {
-            let Ok(Some(crate::json::Value::Object(members))) = crate::json::parse_borrowed(text)
+            let mut document = b"{\"properties\": ".to_vec();
+            document.extend_from_slice(text);
+            document.push(b'}');
+            let Ok(crate::json::PropertiesRead::Members(members)) =
+                crate::json::parse_properties(&document)
             else {
-                panic!("not an object");
+                panic!("no properties");
             };
             let Ok(Some(JsonValue::Object(map))) = crate::json::parse(text) else {
                 panic!("not an object");
             };
-            let laid_out = Properties::from_members(members);
+            let laid_out = Properties::from_flat(members);
             assert_eq!(laid_out, Properties::from(map.clone()));
             assert_eq!(laid_out.to_object(), map);
             assert_eq!(laid_out.validate(), Ok(()));

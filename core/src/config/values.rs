@@ -7,7 +7,7 @@ use super::properties::Properties;
 use super::skip::ConfigSkip;
 use super::types::TargetState;
 use crate::java;
-use crate::json::{self, JsonValue, Members, Value};
+use crate::json::{self, JsonValue, Members, PropertiesRead, Value};
 
 /// A converted value, borrowing from the record: `None` is a tombstone (null, empty,
 /// whitespace-only or the literal `null`).
@@ -37,14 +37,23 @@ pub(crate) fn object<'v, 'a>(body: &'v Body<'a>) -> Result<&'v Members<'a>, Conf
         .ok_or_else(|| wrong("a JSON object"))
 }
 
-/// The `properties` map of a connector or task config record, laid out from the value.
-pub(crate) fn properties(body: Body<'_>) -> Result<Properties, ConfigSkip> {
-    let Some(Value::Object(mut map)) = body else {
-        return Err(wrong("a JSON object"));
+/// Runs the converter on a connector or task config value (spec §2.1), reading it in one pass
+/// as far as the config handlers look: [`convert`] followed by [`properties`] gives the same
+/// answers and errors.
+pub(crate) fn convert_properties(value: Option<&[u8]>) -> Result<PropertiesRead<'_>, ConfigSkip> {
+    let Some(bytes) = value else {
+        return Ok(PropertiesRead::Tombstone);
     };
-    match json::take_member(&mut map, "properties") {
-        Some(Value::Object(props)) => Ok(Properties::from_members(props)),
-        _ => Err(wrong("an object member `properties`")),
+    json::parse_properties(bytes).map_err(ConfigSkip::InvalidJson)
+}
+
+/// The `properties` map of a connector or task config record (not a tombstone), laid out
+/// from the value.
+pub(crate) fn properties(read: PropertiesRead<'_>) -> Result<Properties, ConfigSkip> {
+    match read {
+        PropertiesRead::Members(members) => Ok(Properties::from_flat(members)),
+        PropertiesRead::NoProperties => Err(wrong("an object member `properties`")),
+        PropertiesRead::Tombstone | PropertiesRead::NotAnObject => Err(wrong("a JSON object")),
     }
 }
 

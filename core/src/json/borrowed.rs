@@ -15,6 +15,7 @@ use alloc::vec::{self, Vec};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+use super::read::name_order;
 use super::value::Token;
 use super::{JsonObject, JsonValue};
 
@@ -44,21 +45,15 @@ pub(crate) fn member<'v, 'a>(members: &'v Members<'a>, name: &str) -> Option<&'v
         .map(|(_, v)| v)
 }
 
-/// Takes the value of member `name` (the last of that name) out of `members`.
-pub(crate) fn take_member<'a>(members: &mut Members<'a>, name: &str) -> Option<Value<'a>> {
-    let at = members.iter().rposition(|(n, _)| n.as_ref() == name)?;
-    Some(members.swap_remove(at).1)
-}
-
 /// The positions of the members in name order (byte order, as a `BTreeMap<String, _>` sorts),
 /// each name once at the position of its last value: the map Java holds. The members stay
 /// where they are; only positions are sorted, by an integer prefix of the name first.
 pub(crate) fn sorted_order(members: &Members<'_>) -> Vec<usize> {
     let name = |i: usize| members.get(i).map_or("", |(n, _)| n.as_ref());
-    let mut order: Vec<(u64, usize)> = members
+    let mut order: Vec<(u128, usize)> = members
         .iter()
         .enumerate()
-        .map(|(i, (n, _))| (name_prefix(n), i))
+        .map(|(i, (n, _))| (name_order(n), i))
         .collect();
     // Equal names end up by position, so the last of a run is the one that counts.
     order.sort_unstable_by(|a, b| {
@@ -74,17 +69,6 @@ pub(crate) fn sorted_order(members: &Members<'_>) -> Vec<usize> {
         }
     }
     unique
-}
-
-/// The first eight bytes of `name`, big-endian, zero-padded: if one name's prefix is below
-/// another's, so is the name (a name that ends early pads with the lowest byte); equal
-/// prefixes need the names compared.
-fn name_prefix(name: &str) -> u64 {
-    let mut prefix = [0u8; 8];
-    for (slot, byte) in prefix.iter_mut().zip(name.bytes()) {
-        *slot = byte;
-    }
-    u64::from_be_bytes(prefix)
 }
 
 /// An object's members as the sorted map Java holds, for serde: written exactly as the
@@ -265,7 +249,7 @@ impl<'a> Value<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::{parse, parse_borrowed};
+    use crate::json::{parse, parse_borrowed, JsonError};
     use alloc::string::ToString;
     use alloc::{format, vec};
     use proptest::prelude::*;
@@ -311,8 +295,74 @@ mod tests {
         }
     }
 
+    /// What the one-pass reader must give for `bytes`: [`parse`], then the last member
+    /// `properties`, as the map Java holds.
+    fn properties_as_parsed(bytes: &[u8]) -> Result<Option<JsonObject>, Option<JsonError>> {
+        match parse(bytes) {
+            Err(e) => Err(Some(e)),
+            Ok(None | Some(JsonValue::Null)) => Ok(None),
+            Ok(Some(JsonValue::Object(mut map))) => match map.remove("properties") {
+                Some(JsonValue::Object(props)) => Ok(Some(props)),
+                _ => Err(None),
+            },
+            Ok(Some(_)) => Err(None),
+        }
+    }
+
+    /// The one-pass reader's answer in the same form (a value that is not an object and an
+    /// object without `properties` both as `Err(None)`).
+    fn properties_in_one_pass(bytes: &[u8]) -> Result<Option<JsonObject>, Option<JsonError>> {
+        use crate::json::PropertiesRead;
+        match crate::json::parse_properties(bytes) {
+            Err(e) => Err(Some(e)),
+            Ok(PropertiesRead::Tombstone) => Ok(None),
+            Ok(PropertiesRead::NotAnObject | PropertiesRead::NoProperties) => Err(None),
+            Ok(PropertiesRead::Members(members)) => Ok(Some(
+                crate::config::Properties::from_flat(members).to_object(),
+            )),
+        }
+    }
+
+    /// Documents around generated values: as the whole value, as `properties`, beside it,
+    /// repeated, and cut short.
+    fn config_document() -> impl Strategy<Value = String> {
+        let name = prop::sample::select(vec!["properties", "prop\\u0065rties", "other", "p"]);
+        prop_oneof![
+            json_text(),
+            json_text().prop_map(|v| format!("{{\"properties\": {v}}}")),
+            (prop::collection::vec((name, json_text()), 0..4), 0usize..8).prop_map(
+                |(members, cut)| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(n, v)| format!("\"{n}\":{v}"))
+                        .collect();
+                    let text = format!(" {{ {} }} 12", members.join(", "));
+                    let keep = text.len().saturating_sub(cut * (cut % 2));
+                    text[..keep].to_string()
+                }
+            ),
+        ]
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn one_pass_properties_read_what_parse_reads(text in config_document()) {
+            prop_assert_eq!(
+                properties_in_one_pass(text.as_bytes()),
+                properties_as_parsed(text.as_bytes())
+            );
+        }
+
+        #[test]
+        fn one_pass_properties_refuse_the_same_bytes(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let mut document = b"{\"properties\":{\"a\":".to_vec();
+            document.extend_from_slice(&bytes);
+            for input in [&bytes[..], &document[..]] {
+                prop_assert_eq!(properties_in_one_pass(input), properties_as_parsed(input));
+            }
+        }
 
         #[test]
         fn borrowed_reads_what_owned_reads(text in json_text()) {
@@ -357,20 +407,39 @@ mod tests {
     #[test]
     fn unescaped_strings_are_borrowed_and_the_last_member_wins() {
         let text = br#"{"a": "x", "b": "y\n", "a": "z"}"#;
-        let Ok(Some(Value::Object(mut members))) = parse_borrowed(text) else {
+        let Ok(Some(Value::Object(members))) = parse_borrowed(text) else {
             panic!("not an object");
         };
         assert!(matches!(&members[0].1, Value::String(Cow::Borrowed("x"))));
         assert!(matches!(&members[1].1, Value::String(Cow::Owned(s)) if s == "y\n"));
         assert_eq!(member(&members, "a").and_then(Value::as_str), Some("z"));
         assert_eq!(member(&members, "c"), None);
-        assert_eq!(
-            take_member(&mut members, "a")
-                .as_ref()
-                .and_then(Value::as_str),
-            Some("z")
-        );
-        assert_eq!(member(&members, "a").and_then(Value::as_str), Some("x"));
+    }
+
+    #[test]
+    fn one_pass_properties_keep_the_depth_limit_and_the_number_rule() {
+        let depth = crate::json::MAX_DEPTH;
+        for nested in [depth - 2, depth - 1] {
+            let value = format!("{}{}", "[".repeat(nested), "]".repeat(nested));
+            for text in [
+                format!(r#"{{"properties": {{"a": {value}}}}}"#),
+                format!(r#"{{"other": {{"a": {value}}}, "properties": {{}}}}"#),
+            ] {
+                let one_pass = properties_in_one_pass(text.as_bytes());
+                assert_eq!(one_pass, properties_as_parsed(text.as_bytes()), "{nested}");
+                // Two containers open around the value: the limit falls between the two.
+                assert_eq!(one_pass.is_ok(), nested == depth - 2, "{nested}");
+            }
+        }
+        // A number is followed by anything inside a document, only at its top by whitespace.
+        for text in [r#"{"properties": {"a": 12}}"#, r#"{"x": 1}"#, "12}", "12 }"] {
+            let bytes = text.as_bytes();
+            assert_eq!(
+                properties_in_one_pass(bytes),
+                properties_as_parsed(bytes),
+                "{text}"
+            );
+        }
     }
 
     #[test]

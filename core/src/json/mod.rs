@@ -25,8 +25,8 @@ pub mod read;
 pub mod value;
 pub mod write;
 
-pub(crate) use borrowed::{member, sorted_order, take_member, Members, SortedObject, Value};
-pub(crate) use read::parse_borrowed;
+pub(crate) use borrowed::{member, Members, SortedObject, Value};
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
+pub(crate) use read::{parse_borrowed, parse_properties, FlatMember, FlatValue, PropertiesRead};
 pub use value::{JavaDouble, JsonObject, JsonValue, Natural, JAVA_DOUBLE, MAX_DEPTH};
 pub use write::{java_double_to_string, write_str, write_value};

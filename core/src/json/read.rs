@@ -245,24 +245,111 @@ fn parse_as<'a, B: Build<'a>>(
     bytes: &'a [u8],
     dialect: Dialect,
 ) -> Result<Option<B::Value>, JsonError> {
-    let start = if bytes.len() >= 4 && bytes.starts_with(&BOM) {
-        BOM.len()
-    } else {
-        0
-    };
-    let mut parser = Parser {
-        bytes,
-        // One validation of the whole input (the usual case: valid UTF-8) lets every string
-        // without escapes be a slice of it, with no validation of its own.
-        text: simdutf8::basic::from_utf8(bytes).ok(),
-        pos: start,
-        dialect,
-    };
-    parser.skip_ws();
-    if parser.pos >= bytes.len() {
-        return Ok(None);
+    match Parser::at_first_value(bytes, dialect) {
+        Some(mut parser) => parser.parse_root::<B>().map(Some),
+        None => Ok(None),
     }
-    parser.parse_root::<B>().map(Some)
+}
+
+/// Builds nothing: for the values a one-pass reader only has to check (the members of a config
+/// value other than `properties`).
+struct Skip;
+
+impl<'a> Build<'a> for Skip {
+    type Value = ();
+    type Object = ();
+    fn scalar(_: JsonValue) {}
+    fn string(_: Cow<'a, str>) {}
+    fn array(_: Vec<()>) {}
+    fn new_object() {}
+    fn member(_: &mut (), _: Cow<'a, str>, _: ()) {}
+    fn object(_: ()) {}
+}
+
+/// A connector or task config value as [`parse_properties`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PropertiesRead<'a> {
+    /// A tombstone: [`parse`] gives `None` or `null`.
+    Tombstone,
+    /// A value that is not an object.
+    NotAnObject,
+    /// An object whose last member `properties` is missing or not an object.
+    NoProperties,
+    /// The members of the last `properties` object, in document order, repeated names included.
+    Members(Vec<FlatMember<'a>>),
+}
+
+/// A member of a `properties` object: its name, borrowed where it has no escapes, and its value.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FlatMember<'a> {
+    /// The first 16 bytes of the name, big-endian and zero-padded ([`name_order`]).
+    pub(crate) order: u128,
+    pub(crate) name: Cow<'a, str>,
+    pub(crate) value: FlatValue<'a>,
+}
+
+/// A value of a `properties` member.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FlatValue<'a> {
+    /// A string (the usual case), borrowed where it has no escapes.
+    String(Cow<'a, str>),
+    /// Anything else, as [`parse`] reads it.
+    Other(JsonValue),
+}
+
+/// The first 16 bytes of `name`, big-endian, zero-padded: if one name's key is below another's,
+/// so is the name (a name that ends early pads with the lowest byte); equal keys need the names
+/// compared. Sorting by it first spares most byte comparisons of names with a common prefix.
+pub(crate) fn name_order(name: &str) -> u128 {
+    let mut prefix = [0u8; 16];
+    let n = name.len().min(16);
+    prefix[..n].copy_from_slice(&name.as_bytes()[..n]);
+    u128::from_be_bytes(prefix)
+}
+
+/// Reads a connector or task config value in one pass, as [`parse`] followed by a lookup of the
+/// last member `properties` would, without building the tree: the members of that object go
+/// straight into a flat list, the document's other members are only checked. Accepts and
+/// refuses exactly the inputs [`parse`] does, with the same errors.
+pub(crate) fn parse_properties(bytes: &[u8]) -> Result<PropertiesRead<'_>, JsonError> {
+    let Some(mut parser) = Parser::at_first_value(bytes, Dialect::Converter) else {
+        return Ok(PropertiesRead::Tombstone);
+    };
+    if parser.peek() != Some(b'{') {
+        return Ok(match parser.parse_root::<Owned>()? {
+            JsonValue::Null => PropertiesRead::Tombstone,
+            _ => PropertiesRead::NotAnObject,
+        });
+    }
+    parser.pos += 1;
+    parser.skip_ws();
+    if parser.peek() == Some(b'}') {
+        return Ok(PropertiesRead::NoProperties);
+    }
+    let mut last = None;
+    loop {
+        let name = parser.parse_member_name()?;
+        let is_properties = name == "properties";
+        if is_properties && parser.peek() == Some(b'{') {
+            last = Some(parser.parse_flat_object()?);
+        } else {
+            parser.depth = 1;
+            parser.parse_root::<Skip>()?;
+            if is_properties {
+                last = None;
+            }
+        }
+        parser.skip_ws();
+        match parser.peek() {
+            Some(b',') => {
+                parser.pos += 1;
+                parser.skip_ws();
+            }
+            Some(b'}') => break,
+            other => return Err(parser.unexpected(other)),
+        }
+    }
+    Ok(last.map_or(PropertiesRead::NoProperties, PropertiesRead::Members))
 }
 
 /// An array or object whose members are still being read.
@@ -278,9 +365,75 @@ struct Parser<'a> {
     text: Option<&'a str>,
     pos: usize,
     dialect: Dialect,
+    /// How many containers are open around the value [`parse_root`](Self::parse_root) reads
+    /// (0 at the top; the one-pass reader reads values inside members).
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
+    /// A parser at the first value of `bytes` (after a BOM and whitespace), or `None` when
+    /// there is none (Jackson's missing node).
+    fn at_first_value(bytes: &'a [u8], dialect: Dialect) -> Option<Self> {
+        let start = if bytes.len() >= 4 && bytes.starts_with(&BOM) {
+            BOM.len()
+        } else {
+            0
+        };
+        let mut parser = Parser {
+            bytes,
+            // One validation of the whole input (the usual case: valid UTF-8) lets every
+            // string without escapes be a slice of it, with no validation of its own.
+            text: simdutf8::basic::from_utf8(bytes).ok(),
+            pos: start,
+            dialect,
+            depth: 0,
+        };
+        parser.skip_ws();
+        (parser.pos < bytes.len()).then_some(parser)
+    }
+
+    /// Reads the object at the current position (`{`), one level inside the document, into a
+    /// flat list of members.
+    fn parse_flat_object(&mut self) -> Result<Vec<FlatMember<'a>>, JsonError> {
+        self.pos += 1;
+        self.skip_ws();
+        // About 40 bytes a member in connector configs: one allocation for most objects (and
+        // never more than a small one up front, whatever the value's size).
+        let rest = self.bytes.len().saturating_sub(self.pos);
+        let mut members = Vec::with_capacity((rest / 40 + 1).min(64));
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(members);
+        }
+        loop {
+            let name = self.parse_member_name()?;
+            let value = if self.peek() == Some(b'"') {
+                self.pos += 1;
+                FlatValue::String(self.parse_string(false)?)
+            } else {
+                self.depth = 2;
+                FlatValue::Other(self.parse_root::<Owned>()?)
+            };
+            members.push(FlatMember {
+                order: name_order(&name),
+                name,
+                value,
+            });
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(members);
+                }
+                other => return Err(self.unexpected(other)),
+            }
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -309,7 +462,7 @@ impl<'a> Parser<'a> {
         'value: loop {
             let mut value = match self.peek() {
                 Some(b'[') => {
-                    if stack.len() >= MAX_DEPTH {
+                    if self.depth + stack.len() >= MAX_DEPTH {
                         return Err(JsonError::new(self.pos, JsonErrorKind::TooDeep));
                     }
                     self.pos += 1;
@@ -323,7 +476,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Some(b'{') => {
-                    if stack.len() >= MAX_DEPTH {
+                    if self.depth + stack.len() >= MAX_DEPTH {
                         return Err(JsonError::new(self.pos, JsonErrorKind::TooDeep));
                     }
                     self.pos += 1;
@@ -353,7 +506,9 @@ impl<'a> Parser<'a> {
                     self.parse_literal(b"null")?;
                     B::scalar(JsonValue::Null)
                 }
-                Some(b'-' | b'0'..=b'9') => B::scalar(self.parse_number(stack.is_empty())?),
+                Some(b'-' | b'0'..=b'9') => {
+                    B::scalar(self.parse_number(self.depth == 0 && stack.is_empty())?)
+                }
                 other => return Err(self.unexpected(other)),
             };
             // Hand the finished value to its container (in place: a container moves only when
