@@ -30,7 +30,9 @@ use core::ops::RangeBounds;
 use alloc::vec::Vec;
 use arrayvec::ArrayVec;
 
-use crate::sync::Arc;
+// triomphe's `Arc` has no weak count: `make_mut` on the unique nodes of a write path is one load,
+// not std's compare-and-swap.
+use triomphe::Arc;
 pub use iter::{Iter, Keys, Range, SetRange, Values};
 use node::Node;
 

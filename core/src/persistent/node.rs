@@ -16,7 +16,9 @@ use alloc::vec::Vec;
 use arrayvec::ArrayVec;
 
 use super::{MAX_ENTRIES, MIN_ENTRIES};
-use crate::sync::Arc;
+// triomphe's `Arc` has no weak count: `make_mut` on the unique nodes of a write path is one load,
+// not std's compare-and-swap.
+use triomphe::Arc;
 
 /// A node's entries, held in the node itself (one pointer to follow per level, as in `std`'s
 /// `BTreeMap`), with room for the one extra entry an insert adds before the node splits.

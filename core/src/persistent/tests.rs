@@ -134,7 +134,7 @@ fn a_write_after_a_clone_copies_one_path() {
         .children
         .iter()
         .zip(&b.children)
-        .filter(|(x, y)| crate::sync::Arc::ptr_eq(x, y))
+        .filter(|(x, y)| triomphe::Arc::ptr_eq(x, y))
         .count();
     assert!(
         shared + 3 >= a.children.len(),
