@@ -32,9 +32,9 @@ use arrayvec::ArrayVec;
 
 // triomphe's `Arc` has no weak count: `make_mut` on the unique nodes of a write path is one load,
 // not std's compare-and-swap.
-use triomphe::Arc;
 pub use iter::{Iter, Keys, Range, SetRange, Values};
 use node::Node;
+use triomphe::Arc;
 
 /// The most entries a node holds (as in `std`'s `BTreeMap`).
 pub const MAX_ENTRIES: usize = 11;
