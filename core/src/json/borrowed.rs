@@ -356,6 +356,21 @@ mod tests {
         }
 
         #[test]
+        fn named_members_read_what_the_tree_holds(text in config_document()) {
+            use crate::json::{parse_named, Top};
+            let names = ["properties", "other", "p"];
+            let expected = parse_borrowed(text.as_bytes()).map(|value| match value {
+                None => (Top::Missing, [None, None, None]),
+                Some(Value::Object(members)) => {
+                    (Top::Object, names.map(|n| member(&members, n).cloned()))
+                }
+                Some(v) if v.is_null() => (Top::Null, [None, None, None]),
+                Some(_) => (Top::Other, [None, None, None]),
+            });
+            prop_assert_eq!(parse_named(text.as_bytes(), names), expected);
+        }
+
+        #[test]
         fn one_pass_properties_refuse_the_same_bytes(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
             let mut document = b"{\"properties\":{\"a\":".to_vec();
             document.extend_from_slice(&bytes);

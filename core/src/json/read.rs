@@ -307,49 +307,99 @@ pub(crate) fn name_order(name: &str) -> u128 {
     u128::from_be_bytes(prefix)
 }
 
-/// Reads a connector or task config value in one pass, as [`parse`] followed by a lookup of the
-/// last member `properties` would, without building the tree: the members of that object go
-/// straight into a flat list, the document's other members are only checked. Accepts and
-/// refuses exactly the inputs [`parse`] does, with the same errors.
-pub(crate) fn parse_properties(bytes: &[u8]) -> Result<PropertiesRead<'_>, JsonError> {
+/// What a document's first value is, for the one-pass readers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Top {
+    /// No value: [`parse`] gives `None`.
+    Missing,
+    /// The literal `null`.
+    Null,
+    /// A value that is not an object.
+    Other,
+    /// An object, whose members were handed over.
+    Object,
+}
+
+/// Reads the first value of `bytes` as [`parse`] does (same inputs accepted, same errors); when
+/// it is an object, hands each member's name to `member` with the parser at its value, which
+/// `member` must read (one level inside the document).
+fn read_top<'a>(
+    bytes: &'a [u8],
+    mut member: impl FnMut(&mut Parser<'a>, Cow<'a, str>) -> Result<(), JsonError>,
+) -> Result<Top, JsonError> {
     let Some(mut parser) = Parser::at_first_value(bytes, Dialect::Converter) else {
-        return Ok(PropertiesRead::Tombstone);
+        return Ok(Top::Missing);
     };
     if parser.peek() != Some(b'{') {
         return Ok(match parser.parse_root::<Owned>()? {
-            JsonValue::Null => PropertiesRead::Tombstone,
-            _ => PropertiesRead::NotAnObject,
+            JsonValue::Null => Top::Null,
+            _ => Top::Other,
         });
     }
     parser.pos += 1;
     parser.skip_ws();
     if parser.peek() == Some(b'}') {
-        return Ok(PropertiesRead::NoProperties);
+        return Ok(Top::Object);
     }
-    let mut last = None;
     loop {
         let name = parser.parse_member_name()?;
-        let is_properties = name == "properties";
-        if is_properties && parser.peek() == Some(b'{') {
-            last = Some(parser.parse_flat_object()?);
-        } else {
-            parser.depth = 1;
-            parser.parse_root::<Skip>()?;
-            if is_properties {
-                last = None;
-            }
-        }
+        parser.depth = 1;
+        member(&mut parser, name)?;
         parser.skip_ws();
         match parser.peek() {
             Some(b',') => {
                 parser.pos += 1;
                 parser.skip_ws();
             }
-            Some(b'}') => break,
+            Some(b'}') => return Ok(Top::Object),
             other => return Err(parser.unexpected(other)),
         }
     }
-    Ok(last.map_or(PropertiesRead::NoProperties, PropertiesRead::Members))
+}
+
+/// Reads a connector or task config value in one pass, as [`parse`] followed by a lookup of the
+/// last member `properties` would, without building the tree: the members of that object go
+/// straight into a flat list, the document's other members are only checked. Accepts and
+/// refuses exactly the inputs [`parse`] does, with the same errors.
+pub(crate) fn parse_properties(bytes: &[u8]) -> Result<PropertiesRead<'_>, JsonError> {
+    let mut last = None;
+    let top = read_top(bytes, |parser, name| {
+        let is_properties = name == "properties";
+        if is_properties && parser.peek() == Some(b'{') {
+            last = Some(parser.parse_flat_object()?);
+        } else {
+            parser.parse_root::<Skip>()?;
+            if is_properties {
+                last = None;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(match (top, last) {
+        (Top::Missing | Top::Null, _) => PropertiesRead::Tombstone,
+        (Top::Other, _) => PropertiesRead::NotAnObject,
+        (Top::Object, None) => PropertiesRead::NoProperties,
+        (Top::Object, Some(members)) => PropertiesRead::Members(members),
+    })
+}
+
+/// Reads a document in one pass, as [`parse_borrowed`] followed by a lookup of each of `names`
+/// would: the value of the last member of each name (borrowed as [`Value`]), the document's
+/// other members only checked. Accepts and refuses exactly the inputs [`parse`] does, with the
+/// same errors. For the small values of the status topic, read by a few names.
+pub(crate) fn parse_named<'a, const N: usize>(
+    bytes: &'a [u8],
+    names: [&str; N],
+) -> Result<(Top, [Option<Value<'a>>; N]), JsonError> {
+    let mut values: [Option<Value<'a>>; N] = core::array::from_fn(|_| None);
+    let top = read_top(bytes, |parser, name| {
+        match names.iter().position(|wanted| *wanted == name) {
+            Some(i) => values[i] = Some(parser.parse_root::<Borrowed>()?),
+            None => parser.parse_root::<Skip>()?,
+        }
+        Ok(())
+    })?;
+    Ok((top, values))
 }
 
 /// An array or object whose members are still being read.

@@ -5,7 +5,7 @@ use alloc::string::String;
 
 use super::skip::StatusSkip;
 use super::types::{Status, StatusState, TopicStatus};
-use crate::json::{self, JsonValue, Members, Value};
+use crate::json::{self, JsonValue, Top, Value};
 
 fn unparsable(reason: &'static str) -> StatusSkip {
     StatusSkip::UnparsableStatus { reason }
@@ -15,55 +15,55 @@ fn unparsable_topic(reason: &'static str) -> StatusSkip {
     StatusSkip::UnparsableTopicStatus { reason }
 }
 
-/// Runs the converter: `Ok(None)` for empty input or the literal `null` (Java's converter gives
-/// `null`, which is not a map and so unparsable, never a tombstone).
-fn convert(bytes: &[u8]) -> Result<Option<Value<'_>>, StatusSkip> {
-    match json::parse_borrowed(bytes) {
-        Ok(Some(v)) if v.is_null() => Ok(None),
-        Ok(v) => Ok(v),
+/// Runs the converter and reads the members `names` of the value in one pass (the last of
+/// each name, as Java's map holds it); `None` when the value is not an object. Empty input and
+/// the literal `null` are not objects either: Java's converter gives `null`, which is not a
+/// map and so unparsable, never a tombstone.
+fn members<'a, const N: usize>(
+    bytes: &'a [u8],
+    names: [&str; N],
+) -> Result<Option<[Option<Value<'a>>; N]>, StatusSkip> {
+    match json::parse_named(bytes, names) {
+        Ok((Top::Object, values)) => Ok(Some(values)),
+        Ok(_) => Ok(None),
         Err(e) => Err(StatusSkip::InvalidJson(e)),
     }
-}
-
-/// Member `name` of `map` (the last of that name, as Java's map holds it).
-fn get<'v, 'a>(map: &'v Members<'a>, name: &str) -> Option<&'v Value<'a>> {
-    json::member(map, name)
 }
 
 /// A member cast to `String` the way Java's `(String) map.get(k)` does: absent and `null` are
 /// `None`, another type is the `ClassCastException`.
 fn optional_string(
-    map: &Members<'_>,
-    member: &str,
+    value: Option<Value<'_>>,
     err: &'static str,
 ) -> Result<Option<String>, StatusSkip> {
-    match get(map, member) {
+    match value {
         None | Some(Value::Scalar(JsonValue::Null)) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(String::from(&**s))),
+        Some(Value::String(s)) => Ok(Some(s.into_owned())),
         Some(_) => Err(unparsable(err)),
     }
 }
 
 /// Java's `parseConnectorStatus` / `parseTaskStatus` (identical).
 pub(crate) fn status(bytes: &[u8]) -> Result<Status, StatusSkip> {
-    let Some(Value::Object(map)) = convert(bytes)? else {
+    let names = ["state", "trace", "worker_id", "generation", "version"];
+    let Some([state, trace, worker_id, generation, version]) = members(bytes, names)? else {
         return Err(unparsable("not a JSON object"));
     };
-    let state = match get(&map, "state").and_then(Value::as_str) {
+    let state = match state.as_ref().and_then(Value::as_str) {
         Some(name) => StatusState::from_java_name(name)
             .ok_or_else(|| unparsable("`state` is not a known state name"))?,
         None => return Err(unparsable("`state` is missing or not a string")),
     };
-    let trace = optional_string(&map, "trace", "`trace` is not a string")?;
-    let worker_id = optional_string(&map, "worker_id", "`worker_id` is not a string")?;
-    let generation = match get(&map, "generation").and_then(Value::as_long) {
+    let trace = optional_string(trace, "`trace` is not a string")?;
+    let worker_id = optional_string(worker_id, "`worker_id` is not a string")?;
+    let generation = match generation.as_ref().and_then(Value::as_long) {
         // Java's `Long.intValue()`: the low 32 bits.
         Some(n) => n as i32,
         None => return Err(unparsable("`generation` is missing or not an integer")),
     };
     // Kafka 4.1's optional `version`, cast like the others: a non-string makes the status
     // unparsable (checked against Kafka 4.4.0; Kafka 3.9 and 4.0 ignore the member).
-    let version = optional_string(&map, "version", "`version` is not a string")?;
+    let version = optional_string(version, "`version` is not a string")?;
     Ok(Status {
         state,
         trace,
@@ -75,22 +75,24 @@ pub(crate) fn status(bytes: &[u8]) -> Result<Status, StatusSkip> {
 
 /// Java's `parseTopicStatus`.
 pub(crate) fn topic_status(bytes: &[u8]) -> Result<TopicStatus, StatusSkip> {
-    let Some(Value::Object(map)) = convert(bytes)? else {
+    let Some([topic]) = members(bytes, ["topic"])? else {
         return Err(unparsable_topic("not a JSON object"));
     };
-    let Some(topic) = get(&map, "topic").and_then(Value::as_object) else {
+    let Some(topic) = topic.as_ref().and_then(Value::as_object) else {
         return Err(unparsable_topic("`topic` is missing or not an object"));
     };
-    let Some(name) = get(topic, "name").and_then(Value::as_str) else {
+    let Some(name) = json::member(topic, "name").and_then(Value::as_str) else {
         return Err(unparsable_topic("`name` is missing or not a string"));
     };
-    let Some(connector) = get(topic, "connector").and_then(Value::as_str) else {
+    let Some(connector) = json::member(topic, "connector").and_then(Value::as_str) else {
         return Err(unparsable_topic("`connector` is missing or not a string"));
     };
-    let Some(task) = get(topic, "task").and_then(Value::as_long) else {
+    let Some(task) = json::member(topic, "task").and_then(Value::as_long) else {
         return Err(unparsable_topic("`task` is missing or not an integer"));
     };
-    let Some(discover_timestamp) = get(topic, "discoverTimestamp").and_then(Value::as_long) else {
+    let Some(discover_timestamp) =
+        json::member(topic, "discoverTimestamp").and_then(Value::as_long)
+    else {
         return Err(unparsable_topic(
             "`discoverTimestamp` is missing or not an integer",
         ));
