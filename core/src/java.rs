@@ -90,6 +90,20 @@ pub(crate) fn split_dash(s: &str) -> Vec<&str> {
     parts
 }
 
+/// The test reference for task keys: Java's reading of `key` as `key.split("-")`, with the
+/// connector made of the parts after the first `prefix_parts` and before the last (joined by
+/// `-`), the last part read by `Integer.parseInt`, and `None` with fewer than `prefix_parts + 2`
+/// parts. Config task keys have one prefix part (`task`), status task keys two (`status-task`).
+#[cfg(test)]
+pub(crate) fn task_key_by_split(key: &str, prefix_parts: usize) -> Option<(String, i32)> {
+    let parts = split_dash(key);
+    if parts.len() < prefix_parts + 2 {
+        return None;
+    }
+    let (last, rest) = parts.split_last()?;
+    Some((rest.get(prefix_parts..)?.join("-"), parse_int(last)?))
+}
+
 /// Java's `java.util.Base64` basic codec (standard alphabet, RFC 4648), as the `base64`
 /// crate configured to Java's decoder rules:
 ///

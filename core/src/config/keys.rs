@@ -105,12 +105,7 @@ mod tests {
         #[test]
         fn task_keys_read_as_javas_split(tail in "[a1é-]{0,12}") {
             let key = alloc::format!("{TASK_PREFIX}{tail}");
-            let parts = java::split_dash(&key);
-            let expected = (parts.len() >= 3)
-                .then(|| parts.split_last())
-                .flatten()
-                .and_then(|(last, rest)| Some((rest.get(1..)?.join("-"), java::parse_int(last)?)));
-            proptest::prop_assert_eq!(task(&key), expected);
+            proptest::prop_assert_eq!(task(&key), java::task_key_by_split(&key, 1));
         }
     }
 
