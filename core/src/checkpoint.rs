@@ -30,7 +30,7 @@ use serde::Serialize;
 /// The first four bytes of every checkpoint.
 pub const MAGIC: [u8; 4] = *b"CSCK";
 /// The checkpoint format this build writes and reads.
-pub const FORMAT_VERSION: u16 = 6;
+pub const FORMAT_VERSION: u16 = 7;
 const HEADER_LEN: usize = 4 + 2 + 1 + 8 + 8 + 4;
 /// The "taken at" value of a checkpoint whose time is not known.
 const UNKNOWN_TIME: i64 = i64::MIN;

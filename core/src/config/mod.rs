@@ -5,6 +5,7 @@
 //! `handle_*` call drain [`ConfigLog::poll_event`]. [`ConfigLog::snapshot`] gives Java's
 //! `ClusterConfigState`; [`write`](mod@write) builds the records a writer must produce.
 
+mod checkpoint_form;
 mod diagnostics;
 mod event;
 mod history;
@@ -22,8 +23,6 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use serde::{Deserialize, Serialize};
-
 pub use diagnostics::{ConfigDiagnostics, Inconsistency, OrphanRecords, MAX_LISTED_MISSING};
 pub use event::ConfigEvent;
 pub use history::ConfigBefore;
@@ -32,6 +31,7 @@ pub use keys::{
     COMMIT_PREFIX, CONNECTOR_PREFIX, LOGGER_CLUSTER_PREFIX, RESTART_PREFIX, SESSION_KEY_KEY,
     TARGET_STATE_PREFIX, TASKS_FENCING_PREFIX, TASK_PREFIX,
 };
+pub(crate) use properties::Shapes;
 pub use properties::{Properties, PropertyValue};
 pub use skip::{ConfigSkip, ConfigSkipKind};
 pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
@@ -58,13 +58,17 @@ type Deferred = BTreeMap<i32, Properties>;
 /// The config topic's own state, which [`ConfigLog`] drives: the tables, the deferred buffer
 /// and the diagnostic records. Checkpoints hold it (with the engine's positions and skip
 /// counters); the event queue and the caught-up flag are not in them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Its checkpoint form is `checkpoint_form`'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigTopic {
-    #[serde(with = "snapshot::applied_by_reference")]
     tables: Tables,
     deferred: BTreeMap<String, Deferred>,
     inconsistencies: PMap<String, Inconsistency>,
     orphans: PMap<String, OrphanRecords>,
+    /// How recent configurations listed their names: a cache, not state (never in a checkpoint,
+    /// and equal in every comparison).
+    shapes: Shapes,
 }
 
 /// The config-topic state machine. See the [module docs](self) for the drive loop.
@@ -163,7 +167,7 @@ impl ConfigTopic {
             });
             return Ok(());
         }
-        let props = values::properties(read)?;
+        let props = values::properties(read, &mut self.shapes)?;
         let t = &mut self.tables;
         t.connector_configs.insert(c.into(), props);
         if !t.target_states.contains_key(c) {
@@ -185,7 +189,7 @@ impl ConfigTopic {
         if read == PropertiesRead::Tombstone {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
-        let props = values::properties(read)?;
+        let props = values::properties(read, &mut self.shapes)?;
         if !self.tables.connector_configs.contains_key(&*connector) {
             diagnostics::note_orphan(&mut self.orphans, &connector, offset, false);
         }

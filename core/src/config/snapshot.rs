@@ -2,8 +2,6 @@
 
 use alloc::string::String;
 
-use serde::{Deserialize, Serialize};
-
 use super::properties::Properties;
 use super::types::{SessionKey, TargetState, TaskId};
 use crate::persistent::{PMap, PSet};
@@ -63,18 +61,8 @@ pub(crate) type TaskConfigs = PMap<String, PMap<i32, Properties>>;
 
 /// The store's collections (spec §3.0 without the deferred buffer), each a persistent map, so
 /// a snapshot shares them and a later change copies only the path to what it changes.
-pub(crate) type Tables = TablesOf<Properties>;
-
-/// [`Tables`] with applied connector configs of type `V`: `Properties` in memory, and in
-/// checkpoints `Option<Properties>`, `None` standing for the connector's current config (the
-/// usual case), so that each configuration is written, decoded and held once (see
-/// [`applied_by_reference`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(bound(
-    serialize = "V: Serialize",
-    deserialize = "V: Deserialize<'de> + Clone"
-))]
-pub(crate) struct TablesOf<V> {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tables {
     pub(crate) offset: i64,
     pub(crate) session_key: Option<Arc<SessionKey>>,
     pub(crate) connector_configs: PMap<String, Properties>,
@@ -83,70 +71,12 @@ pub(crate) struct TablesOf<V> {
     pub(crate) target_states: PMap<String, TargetState>,
     pub(crate) task_count_records: PMap<String, i32>,
     pub(crate) generations: PMap<String, i32>,
-    pub(crate) applied_connector_configs: PMap<String, V>,
+    pub(crate) applied_connector_configs: PMap<String, Properties>,
     pub(crate) pending_fencing: PSet<String>,
     pub(crate) inconsistent: PSet<String>,
 }
 
-impl<V> TablesOf<V> {
-    /// The same tables with the applied configs `convert` makes from the current configs and
-    /// these applied ones.
-    fn with_applied<W>(
-        self,
-        convert: impl FnOnce(&PMap<String, Properties>, &PMap<String, V>) -> PMap<String, W>,
-    ) -> TablesOf<W> {
-        let applied = convert(&self.connector_configs, &self.applied_connector_configs);
-        TablesOf {
-            offset: self.offset,
-            session_key: self.session_key,
-            connector_configs: self.connector_configs,
-            connector_task_counts: self.connector_task_counts,
-            task_configs: self.task_configs,
-            target_states: self.target_states,
-            task_count_records: self.task_count_records,
-            generations: self.generations,
-            applied_connector_configs: applied,
-            pending_fencing: self.pending_fencing,
-            inconsistent: self.inconsistent,
-        }
-    }
-}
-
-/// Checkpoint (de)serialization of [`Tables`] with applied configs that equal the current ones
-/// written as references. Use as `#[serde(with = "snapshot::applied_by_reference")]`.
-pub(crate) mod applied_by_reference {
-    use super::*;
-
-    pub(crate) fn serialize<S: serde::Serializer>(t: &Tables, s: S) -> Result<S::Ok, S::Error> {
-        let wire = t.clone().with_applied(|current, applied| {
-            applied
-                .iter()
-                .map(|(c, config)| {
-                    let same = current.get(c) == Some(config);
-                    (c.clone(), (!same).then(|| config.clone()))
-                })
-                .collect()
-        });
-        wire.serialize(s)
-    }
-
-    /// A reference without a current config (only a forged checkpoint has one) is left out,
-    /// as if never applied.
-    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Tables, D::Error> {
-        let wire = TablesOf::<Option<Properties>>::deserialize(d)?;
-        Ok(wire.with_applied(|current, applied| {
-            applied
-                .iter()
-                .filter_map(|(c, config)| {
-                    let config = config.clone().or_else(|| current.get(c).cloned())?;
-                    Some((c.clone(), config))
-                })
-                .collect()
-        }))
-    }
-}
-
-impl<V> Default for TablesOf<V> {
+impl Default for Tables {
     fn default() -> Self {
         Self {
             offset: NO_OFFSET,

@@ -994,6 +994,27 @@ fn checkpoints_keep_applied_configs_whether_current_or_older() {
 }
 
 #[test]
+fn a_restored_state_shares_configurations_and_names_as_a_replayed_one() {
+    let mut feed = Feed::started();
+    two_task_connector(&mut feed, "a");
+    two_task_connector(&mut feed, "b");
+    feed.events();
+    let restored = ConfigLog::restore(&feed.log.checkpoint())
+        .unwrap()
+        .snapshot();
+    assert_eq!(restored, feed.snap());
+    for snap in [feed.snap(), restored] {
+        let task = |c: &str, t: i32| snap.task_config(&TaskId::new(c, t)).unwrap().clone();
+        // The task configs of both connectors list the same names in the same order.
+        assert!(task("a", 0).shares_names_with(&task("a", 1)));
+        assert!(task("a", 0).shares_names_with(&task("b", 1)));
+        let current = snap.connector_config("a").unwrap();
+        let applied = snap.applied_connector_config("a").unwrap();
+        assert!(current.is_same_allocation(applied));
+    }
+}
+
+#[test]
 fn corrupt_checkpoints_are_refused() {
     use crate::checkpoint::CheckpointError;
     let mut feed = Feed::new();

@@ -3,7 +3,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::properties::Properties;
+use super::properties::{Properties, Shapes};
 use super::skip::ConfigSkip;
 use super::types::TargetState;
 use crate::java;
@@ -48,10 +48,13 @@ pub(crate) fn convert_properties(value: Option<&[u8]>) -> Result<PropertiesRead<
 }
 
 /// The `properties` map of a connector or task config record (not a tombstone), laid out
-/// from the value.
-pub(crate) fn properties(read: PropertiesRead<'_>) -> Result<Properties, ConfigSkip> {
+/// from the value (with the names of a recent configuration where they are the same).
+pub(crate) fn properties(
+    read: PropertiesRead<'_>,
+    shapes: &mut Shapes,
+) -> Result<Properties, ConfigSkip> {
     match read {
-        PropertiesRead::Members(members) => Ok(Properties::from_flat(members)),
+        PropertiesRead::Members(members) => Ok(shapes.lay_out(members)),
         PropertiesRead::NoProperties => Err(wrong("an object member `properties`")),
         PropertiesRead::Tombstone | PropertiesRead::NotAnObject => Err(wrong("a JSON object")),
     }

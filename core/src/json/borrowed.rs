@@ -318,7 +318,9 @@ mod tests {
             Ok(PropertiesRead::Tombstone) => Ok(None),
             Ok(PropertiesRead::NotAnObject | PropertiesRead::NoProperties) => Err(None),
             Ok(PropertiesRead::Members(members)) => Ok(Some(
-                crate::config::Properties::from_flat(members).to_object(),
+                crate::config::Shapes::default()
+                    .lay_out(members)
+                    .to_object(),
             )),
         }
     }

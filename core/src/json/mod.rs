@@ -26,9 +26,10 @@ pub mod value;
 pub mod write;
 
 pub(crate) use borrowed::{member, Members, SortedObject, Value};
-pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
 pub(crate) use read::{
-    parse_borrowed, parse_named, parse_properties, FlatMember, FlatValue, PropertiesRead, Top,
+    name_order, parse_borrowed, parse_named, parse_properties, FlatMember, FlatValue,
+    PropertiesRead, Top,
 };
+pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
 pub use value::{JavaDouble, JsonObject, JsonValue, Natural, JAVA_DOUBLE, MAX_DEPTH};
 pub use write::{java_double_to_string, write_str, write_value};

@@ -282,8 +282,6 @@ pub(crate) enum PropertiesRead<'a> {
 /// A member of a `properties` object: its name, borrowed where it has no escapes, and its value.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FlatMember<'a> {
-    /// The first 16 bytes of the name, big-endian and zero-padded ([`name_order`]).
-    pub(crate) order: u128,
     pub(crate) name: Cow<'a, str>,
     pub(crate) value: FlatValue<'a>,
 }
@@ -464,11 +462,7 @@ impl<'a> Parser<'a> {
                 self.depth = 2;
                 FlatValue::Other(self.parse_root::<Owned>()?)
             };
-            members.push(FlatMember {
-                order: name_order(&name),
-                name,
-                value,
-            });
+            members.push(FlatMember { name, value });
             self.skip_ws();
             match self.peek() {
                 Some(b',') => {

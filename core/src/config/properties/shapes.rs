@@ -1,0 +1,152 @@
+//! [`Shapes`]: the names of recently read configurations, in the order their documents list
+//! them, so that a configuration with the same names in the same order is laid out without
+//! sorting and shares the names' allocation.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::layout::{Layout, Names};
+use super::Properties;
+use crate::json::{name_order, FlatMember, FlatValue, JsonValue};
+
+/// How many shapes are kept (most recent first). A topic interleaves few kinds of
+/// configuration at a time: the task configs of one connector come together, and connectors
+/// of one kind share their names.
+const RECENT: usize = 16;
+
+/// The most members a kept shape may have: a larger document is laid out all the same, but
+/// its shape is not kept (a shape holds two positions per member).
+const MAX_KEPT_MEMBERS: usize = 4096;
+
+/// One configuration's names as its document lists them.
+#[derive(Clone)]
+struct Shape {
+    /// The sorted, unique names.
+    names: Names,
+    /// For each member of the document, in document order, the index of its name.
+    slots: Box<[usize]>,
+    /// For each name, the document position of its value: the last member of that name.
+    sources: Box<[usize]>,
+}
+
+impl Shape {
+    /// Whether `members` list exactly these names in this order.
+    fn fits(&self, members: &[FlatMember<'_>]) -> bool {
+        self.slots.len() == members.len()
+            && members
+                .iter()
+                .zip(self.slots.iter())
+                .all(|(member, &slot)| self.names.name_bytes(slot) == member.name.as_bytes())
+    }
+
+    /// Sorts the names of `members` (by byte order; a repeated name keeps its last value).
+    fn of(members: &[FlatMember<'_>]) -> Self {
+        let keys: Vec<u128> = members.iter().map(|m| name_order(&m.name)).collect();
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        // Equal names stay in document order, so the last of a run is the one that counts; the
+        // 16-byte key decides most comparisons.
+        order.sort_by(|&a, &b| {
+            keys[a]
+                .cmp(&keys[b])
+                .then_with(|| members[a].name.cmp(&members[b].name))
+                .then(a.cmp(&b))
+        });
+        let mut sources: Vec<usize> = Vec::with_capacity(order.len());
+        let mut slots = alloc::vec![0; members.len()];
+        for position in order {
+            match sources.last_mut() {
+                Some(last) if members[*last].name == members[position].name => *last = position,
+                _ => sources.push(position),
+            }
+            slots[position] = sources.len() - 1;
+        }
+        let names = Names::from_sorted(sources.iter().map(|&s| &*members[s].name));
+        Self {
+            names,
+            slots: slots.into_boxed_slice(),
+            sources: sources.into_boxed_slice(),
+        }
+    }
+}
+
+/// The shapes of recently laid out configurations and a buffer to lay out values in. Part of
+/// the config machine, not of its state: it never changes what a configuration holds, only
+/// how much work and memory laying one out takes (every comparison treats two caches as
+/// equal, and checkpoints leave it out).
+#[derive(Clone, Default)]
+pub(crate) struct Shapes {
+    /// Most recent first.
+    recent: Vec<Shape>,
+    /// The values' layout being written, copied into the configuration's allocation after.
+    scratch: Vec<u8>,
+}
+
+impl PartialEq for Shapes {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Shapes {}
+
+impl fmt::Debug for Shapes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Shapes({} kept)", self.recent.len())
+    }
+}
+
+impl Shapes {
+    /// Lays out the members of a `properties` object as read (borrowing from the record):
+    /// sorted by name, a repeated name keeping its last value. The names are those of a
+    /// recently laid out configuration when the document lists the same names in the same
+    /// order (then nothing is sorted, and the names' allocation is shared).
+    pub(crate) fn lay_out(&mut self, mut members: Vec<FlatMember<'_>>) -> Properties {
+        let unkept;
+        let shape = match self.recent.iter().position(|s| s.fits(&members)) {
+            Some(at) => {
+                self.recent[..=at].rotate_right(1);
+                &self.recent[0]
+            }
+            None if members.len() <= MAX_KEPT_MEMBERS => {
+                if self.recent.len() == RECENT {
+                    self.recent.pop();
+                }
+                self.recent.insert(0, Shape::of(&members));
+                &self.recent[0]
+            }
+            None => {
+                unkept = Shape::of(&members);
+                &unkept
+            }
+        };
+        let text_len = |value: &FlatValue<'_>| match value {
+            FlatValue::String(s) => s.len(),
+            FlatValue::Other(_) => 0,
+        };
+        let size: usize = shape
+            .sources
+            .iter()
+            .map(|&s| text_len(&members[s].value))
+            .sum();
+        let out = &mut self.scratch;
+        out.clear();
+        Layout::write_numbers(
+            out,
+            Layout::width_for(size),
+            None,
+            shape.sources.iter().map(|&s| text_len(&members[s].value)),
+        );
+        let mut others = Vec::new();
+        for (index, &source) in shape.sources.iter().enumerate() {
+            match &mut members[source].value {
+                FlatValue::String(s) => out.extend_from_slice(s.as_bytes()),
+                // Rare (numbers, booleans, nested values).
+                FlatValue::Other(value) => {
+                    others.push((index, core::mem::replace(value, JsonValue::Null)));
+                }
+            }
+        }
+        Properties::build(shape.names.clone(), out, others)
+    }
+}
