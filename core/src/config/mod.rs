@@ -94,12 +94,12 @@ impl Topic for ConfigTopic {
         let offset = record.offset;
         let body = match dispatched {
             Some(ConfigKey::Connector(c)) => {
-                let read = values::convert_properties(record.value)?;
+                let read = values::convert_properties(record.value, self.shapes.members_buffer())?;
                 self.tables.offset = offset.saturating_add(1);
                 return self.on_connector(c, read, events);
             }
             Some(ConfigKey::Task { connector, task }) => {
-                let read = values::convert_properties(record.value)?;
+                let read = values::convert_properties(record.value, self.shapes.members_buffer())?;
                 self.tables.offset = offset.saturating_add(1);
                 return self.on_task(connector, task, read, offset);
             }

@@ -40,11 +40,16 @@ pub(crate) fn object<'v, 'a>(body: &'v Body<'a>) -> Result<&'v Members<'a>, Conf
 /// Runs the converter on a connector or task config value (spec §2.1), reading it in one pass
 /// as far as the config handlers look: [`convert`] followed by [`properties`] gives the same
 /// answers and errors.
-pub(crate) fn convert_properties(value: Option<&[u8]>) -> Result<PropertiesRead<'_>, ConfigSkip> {
+///
+/// The members are read into `buffer` (see [`Shapes::members_buffer`]).
+pub(crate) fn convert_properties<'a>(
+    value: Option<&'a [u8]>,
+    buffer: Vec<json::FlatMember<'a>>,
+) -> Result<PropertiesRead<'a>, ConfigSkip> {
     let Some(bytes) = value else {
         return Ok(PropertiesRead::Tombstone);
     };
-    json::parse_properties(bytes).map_err(ConfigSkip::InvalidJson)
+    json::parse_properties(bytes, buffer).map_err(ConfigSkip::InvalidJson)
 }
 
 /// The `properties` map of a connector or task config record (not a tombstone), laid out

@@ -313,7 +313,7 @@ mod tests {
     /// object without `properties` both as `Err(None)`).
     fn properties_in_one_pass(bytes: &[u8]) -> Result<Option<JsonObject>, Option<JsonError>> {
         use crate::json::PropertiesRead;
-        match crate::json::parse_properties(bytes) {
+        match crate::json::parse_properties(bytes, Vec::new()) {
             Err(e) => Err(Some(e)),
             Ok(PropertiesRead::Tombstone) => Ok(None),
             Ok(PropertiesRead::NotAnObject | PropertiesRead::NoProperties) => Err(None),

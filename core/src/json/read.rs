@@ -359,25 +359,33 @@ fn read_top<'a>(
 /// last member `properties` would, without building the tree: the members of that object go
 /// straight into a flat list, the document's other members are only checked. Accepts and
 /// refuses exactly the inputs [`parse`] does, with the same errors.
-pub(crate) fn parse_properties(bytes: &[u8]) -> Result<PropertiesRead<'_>, JsonError> {
-    let mut last = None;
+///
+/// The list is `buffer`, emptied first (so that a caller can hand the same allocation to every
+/// record); it comes back in [`PropertiesRead::Members`].
+pub(crate) fn parse_properties<'a>(
+    bytes: &'a [u8],
+    mut buffer: Vec<FlatMember<'a>>,
+) -> Result<PropertiesRead<'a>, JsonError> {
+    let mut found = false;
     let top = read_top(bytes, |parser, name| {
         let is_properties = name == "properties";
         if is_properties && parser.peek() == Some(b'{') {
-            last = Some(parser.parse_flat_object()?);
+            buffer.clear();
+            parser.parse_flat_object(&mut buffer)?;
+            found = true;
         } else {
             parser.parse_root::<Skip>()?;
             if is_properties {
-                last = None;
+                found = false;
             }
         }
         Ok(())
     })?;
-    Ok(match (top, last) {
+    Ok(match (top, found) {
         (Top::Missing | Top::Null, _) => PropertiesRead::Tombstone,
         (Top::Other, _) => PropertiesRead::NotAnObject,
-        (Top::Object, None) => PropertiesRead::NoProperties,
-        (Top::Object, Some(members)) => PropertiesRead::Members(members),
+        (Top::Object, false) => PropertiesRead::NoProperties,
+        (Top::Object, true) => PropertiesRead::Members(buffer),
     })
 }
 
@@ -440,19 +448,19 @@ impl<'a> Parser<'a> {
         (parser.pos < bytes.len()).then_some(parser)
     }
 
-    /// Reads the object at the current position (`{`), one level inside the document, into a
-    /// flat list of members.
-    fn parse_flat_object(&mut self) -> Result<Vec<FlatMember<'a>>, JsonError> {
+    /// Reads the object at the current position (`{`), one level inside the document, into
+    /// `members` (a flat list, appended to).
+    fn parse_flat_object(&mut self, members: &mut Vec<FlatMember<'a>>) -> Result<(), JsonError> {
         self.pos += 1;
         self.skip_ws();
-        // About 40 bytes a member in connector configs: one allocation for most objects (and
-        // never more than a small one up front, whatever the value's size).
-        let rest = self.bytes.len().saturating_sub(self.pos);
-        let mut members = Vec::with_capacity((rest / 40 + 1).min(64));
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(members);
+            return Ok(());
         }
+        // About 40 bytes a member in connector configs: room for most objects at once (and
+        // never more than a small amount up front, whatever the value's size).
+        let rest = self.bytes.len().saturating_sub(self.pos);
+        members.reserve((rest / 40 + 1).min(64));
         loop {
             let name = self.parse_member_name()?;
             let value = if self.peek() == Some(b'"') {
@@ -471,7 +479,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(members);
+                    return Ok(());
                 }
                 other => return Err(self.unexpected(other)),
             }

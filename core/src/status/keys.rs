@@ -40,7 +40,7 @@ pub(crate) enum StatusKey<'a> {
 /// Decodes key bytes as Java's `StringDeserializer` does: UTF-8, malformed sequences replaced by
 /// U+FFFD.
 pub(crate) fn key_string(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    java::string_deserializer(bytes)
 }
 
 /// Dispatches a key in Java's order: connector, task, topic, otherwise unknown. Every key check

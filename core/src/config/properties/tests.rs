@@ -21,7 +21,7 @@ fn sample() -> Properties {
 fn members(text: &str) -> Vec<FlatMember<'_>> {
     // Leaked so that the members can borrow it for the test's length.
     let document: &'static str = alloc::format!("{{\"properties\": {text}}}").leak();
-    match parse_properties(document.as_bytes()) {
+    match parse_properties(document.as_bytes(), Vec::new()) {
         Ok(PropertiesRead::Members(members)) => members,
         other => panic!("no properties in {text}: {other:?}"),
     }
@@ -72,6 +72,27 @@ fn documents_with_the_same_names_in_the_same_order_share_them() {
     assert!(once.shares_names_with(&again));
     assert_eq!(again.to_object(), map(repeated));
     assert_eq!(again.len(), 2);
+}
+
+#[test]
+fn the_members_buffer_keeps_its_allocation_from_record_to_record() {
+    let mut shapes = Shapes::default();
+    let text = r#"{"a": "1", "b": "2", "c": "3"}"#;
+    let document = alloc::format!("{{\"properties\": {text}}}");
+    let mut capacity = None;
+    for _ in 0..3 {
+        let buffer = shapes.members_buffer();
+        assert!(buffer.is_empty());
+        if let Some(capacity) = capacity {
+            assert_eq!(buffer.capacity(), capacity);
+        }
+        let Ok(PropertiesRead::Members(members)) = parse_properties(document.as_bytes(), buffer)
+        else {
+            panic!("no properties");
+        };
+        capacity = Some(members.capacity());
+        assert_eq!(shapes.lay_out(members).to_object(), map(text));
+    }
 }
 
 #[test]
