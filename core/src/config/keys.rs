@@ -1,7 +1,6 @@
 //! Config-topic record keys: the formats writers use and Java's dispatch order on read (spec §1).
 
 use alloc::borrow::Cow;
-use alloc::string::String;
 
 use crate::java;
 
@@ -94,7 +93,7 @@ pub(crate) fn parse_task_key(key: &str) -> Option<(Cow<'_, str>, i32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alloc::string::ToString;
+    use alloc::string::{String, ToString};
 
     fn task(key: &str) -> Option<(String, i32)> {
         parse_task_key(key).map(|(c, t)| (c.into_owned(), t))
