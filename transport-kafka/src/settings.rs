@@ -110,6 +110,14 @@ impl KafkaSettings {
         if !self.properties.contains_key("fetch.wait.max.ms") {
             config.set("fetch.wait.max.ms", "10");
         }
+        // When the prefetched messages pass librdkafka's queue limits (64 MB by default, which a
+        // large config topic does while the machine applies the batches before them), the next
+        // fetch waits this long (librdkafka's default, 1000 ms: one stall of 0.8-0.9 s in four
+        // of five full-scale reads of 162 MB, `inspect` 1.3-1.5 s instead of 0.4 s). A
+        // `-X fetch.queue.backoff.ms` still wins.
+        if !self.properties.contains_key("fetch.queue.backoff.ms") {
+            config.set("fetch.queue.backoff.ms", "10");
+        }
         config.set(
             "isolation.level",
             if self.read_committed {
@@ -180,6 +188,26 @@ impl fmt::Debug for KafkaSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn readers_do_not_wait_at_partition_switches_or_full_queues_unless_told_to() {
+        let get = |config: &ClientConfig, key: &str| config.get(key).map(str::to_string);
+        let defaults = KafkaSettings::new("b:9092").reader_config("g");
+        assert_eq!(get(&defaults, "fetch.wait.max.ms").as_deref(), Some("10"));
+        assert_eq!(
+            get(&defaults, "fetch.queue.backoff.ms").as_deref(),
+            Some("10")
+        );
+        let told = KafkaSettings::new("b:9092")
+            .with_property("fetch.wait.max.ms", "500")
+            .with_property("fetch.queue.backoff.ms", "1000")
+            .reader_config("g");
+        assert_eq!(get(&told, "fetch.wait.max.ms").as_deref(), Some("500"));
+        assert_eq!(
+            get(&told, "fetch.queue.backoff.ms").as_deref(),
+            Some("1000")
+        );
+    }
 
     #[test]
     fn exactly_once_follows_javas_rules() {
