@@ -240,8 +240,9 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
             return None;
         };
         let root = Arc::make_mut(root);
-        let (old, split) = root.insert(key, value);
-        if let Some((median, right)) = split {
+        let old = root.insert(key, value);
+        if root.entries.len() > MAX_ENTRIES {
+            let (median, right) = root.split();
             let left = core::mem::replace(root, Node::empty());
             *root = Node::parent(left, median, right);
         }
