@@ -128,32 +128,41 @@ impl Shapes {
                 &unkept
             }
         };
-        let text_len = |value: &FlatValue<'_>| match value {
-            FlatValue::String(s) => s.len(),
-            FlatValue::Other(_) => 0,
-        };
-        let size: usize = shape
-            .sources
-            .iter()
-            .map(|&s| text_len(&members[s].value))
-            .sum();
+        // One pass: two-byte end positions written as the texts go (a layout's narrowest
+        // width); a configuration whose text outgrows them (rare) has its numbers written again.
+        let count = shape.sources.len();
         let out = &mut self.scratch;
         out.clear();
-        Layout::write_numbers(
-            out,
-            Layout::width_for(size),
-            None,
-            shape.sources.iter().map(|&s| text_len(&members[s].value)),
-        );
+        out.push(2);
+        out.resize(1 + 2 * count, 0);
+        let (mut end, mut narrow) = (0usize, true);
         let mut others = Vec::new();
         for (index, &source) in shape.sources.iter().enumerate() {
             match &mut members[source].value {
-                FlatValue::String(s) => out.extend_from_slice(s.as_bytes()),
+                FlatValue::String(s) => {
+                    out.extend_from_slice(s.as_bytes());
+                    end += s.len();
+                }
                 // Rare (numbers, booleans, nested values).
                 FlatValue::Other(value) => {
                     others.push((index, core::mem::replace(value, JsonValue::Null)));
                 }
             }
+            match u16::try_from(end) {
+                Ok(e) => out[1 + 2 * index..3 + 2 * index].copy_from_slice(&e.to_le_bytes()),
+                Err(_) => narrow = false,
+            }
+        }
+        if !narrow {
+            let text = out.split_off(1 + 2 * count);
+            out.clear();
+            let text_len = |source: &usize| match &members[*source].value {
+                FlatValue::String(s) => s.len(),
+                FlatValue::Other(_) => 0,
+            };
+            let lengths = shape.sources.iter().map(text_len);
+            Layout::write_numbers(out, Layout::width_for(end), None, lengths);
+            out.extend_from_slice(&text);
         }
         let laid_out = Properties::build(shape.names.clone(), out, others);
         self.spare = recycle(members);

@@ -110,6 +110,14 @@ fn more_shapes_than_are_kept_still_lay_out_right() {
             );
         }
     }
+    // Texts longer than two-byte positions hold, before and after a short one.
+    let long = "x".repeat(40_000);
+    let wide = format!(r#"{{"a": "{long}", "b": "short", "c": "{long}", "d": 7}}"#);
+    for _ in 0..2 {
+        let laid_out = shapes.lay_out(members(&wide));
+        assert_eq!(laid_out.to_object(), map(&wide));
+        assert_eq!(round_trip(&laid_out).unwrap(), laid_out);
+    }
     // A document too large to keep its shape is laid out all the same.
     let large: String = (0..5000)
         .map(|i| format!(r#""p{i}": "{i}""#))
