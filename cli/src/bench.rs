@@ -652,7 +652,7 @@ fn bench_kafka(
     use std::sync::Arc;
 
     use connect_state_kafka::{raw, KafkaSettings, KafkaTransport};
-    use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
+    use connect_state_store::{ProduceMode, Store, StoreSettings, TopicKind, Transport};
     use engine::ProducerRecord;
 
     let mut settings = KafkaSettings::new(servers);
@@ -672,7 +672,7 @@ fn bench_kafka(
             Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
         // Create the topic as Connect would (one partition, compacted), then fill it.
         let mut store = Store::new(
-            StoreSettings::new(name.clone(), TopicRole::Config),
+            StoreSettings::new(name.clone(), TopicKind::Config),
             Arc::clone(&transport),
             ConfigLog::new(),
         );
@@ -783,7 +783,7 @@ async fn measure_reads(
     use std::sync::Arc;
 
     use connect_state_kafka::KafkaTransport;
-    use connect_state_store::{Store, StoreSettings, TopicRole};
+    use connect_state_store::{Store, StoreSettings, TopicKind};
 
     let (_, records) = raw_read(settings, name, broker).await?;
     if records != produced {
@@ -806,7 +806,7 @@ async fn measure_reads(
         let start = Instant::now();
         let transport =
             Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
-        let mut store_settings = StoreSettings::new(name, TopicRole::Config);
+        let mut store_settings = StoreSettings::new(name, TopicKind::Config);
         store_settings.create_if_missing = false;
         let mut store = Store::new(store_settings, transport, ConfigLog::new());
         store.start().await.map_err(|e| broker("inspect", &e))?;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use connect_state_kafka::{raw, KafkaSettings, KafkaTransport};
-use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
+use connect_state_store::{ProduceMode, Store, StoreSettings, TopicKind, Transport};
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
@@ -61,16 +61,16 @@ pub fn bench_all_topics(
             Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
         let mut records = 0;
         let compacted = synth::compacted(&config.records);
-        records += produce::<ConfigLog>(&transport, &names.config, TopicRole::Config, compacted)
+        records += produce::<ConfigLog>(&transport, &names.config, TopicKind::Config, compacted)
             .await
             .map_err(|e| broker("producing the config topic", &e))?;
-        records += produce::<StatusLog>(&transport, &names.status, TopicRole::Status, {
+        records += produce::<StatusLog>(&transport, &names.status, TopicKind::Status, {
             status.records.clone()
         })
         .await
         .map_err(|e| broker("producing the status topic", &e))?;
         let offsets = synth::offsets_topic(scale, seed);
-        records += produce::<OffsetLog>(&transport, &names.offsets, TopicRole::Offsets, offsets)
+        records += produce::<OffsetLog>(&transport, &names.offsets, TopicKind::Offsets, offsets)
             .await
             .map_err(|e| broker("producing the offsets topic", &e))?;
         Ok::<_, CliError>(records)
@@ -104,10 +104,10 @@ pub fn bench_all_topics(
 async fn produce<M: TopicMachine + Default>(
     transport: &Arc<KafkaTransport>,
     name: &str,
-    role: TopicRole,
+    kind: TopicKind,
     records: impl IntoIterator<Item = SynthRecord>,
 ) -> Result<u64, CliError> {
-    let mut settings = StoreSettings::new(name, role);
+    let mut settings = StoreSettings::new(name, kind);
     settings
         .topic_configs
         .insert("min.compaction.lag.ms".into(), "86400000".into());

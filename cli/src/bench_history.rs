@@ -4,10 +4,12 @@
 
 use std::time::Instant;
 
-use connect_state_ops::history::{self, Options, RecordStream, TopicKind};
+use connect_state_ops::history::{self, Options, RecordStream};
+use connect_state_ops::replay::ReplayOptions;
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
+use engine::TopicKind;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{best_of, memory};
@@ -73,9 +75,13 @@ fn replay_all(
     seed: u64,
 ) -> Result<u64, CliError> {
     let [(_, c), (_, s), (_, o)] = streams(config, status, scale, seed);
-    let config = crate::replay::replay::<ConfigLog>(as_dump(c), None, true, None)?;
-    let status = crate::replay::replay::<StatusLog>(as_dump(s), None, false, None)?;
-    let offsets = crate::replay::replay::<OffsetLog>(as_dump(o), None, false, None)?;
+    let single = ReplayOptions {
+        single_partition: true,
+        ..ReplayOptions::default()
+    };
+    let config = crate::replay::replay::<ConfigLog>(as_dump(c), single)?;
+    let status = crate::replay::replay::<StatusLog>(as_dump(s), ReplayOptions::default())?;
+    let offsets = crate::replay::replay::<OffsetLog>(as_dump(o), ReplayOptions::default())?;
     Ok(config.machine.snapshot().connectors().count() as u64
         + status.machine.snapshot().connectors().count() as u64
         + offsets.machine.snapshot().len() as u64)

@@ -4,20 +4,21 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use connect_state_ops::history::TopicKind;
+use connect_state_ops::doctor::Examination;
 use connect_state_ops::index::Indexed;
+use connect_state_ops::monitor::Monitor;
+use connect_state_ops::recent::{Recent, RecentPart, DEFAULT_RECENT_ENTRIES};
 use connect_state_ops::rest::Views;
+use connect_state_ops::tail::Published;
 use connect_state_ops::topics::{Layout, TopicRead, Topics};
-use connect_state_ops::watch::{Recent, SharedRecent, Watched, DEFAULT_RECENT_ENTRIES};
 use engine::config::ConfigTopic;
-use engine::history::Chronicle;
+use engine::history::{Chronicle, History};
 use engine::offsets::OffsetsTopic;
 use engine::status::StatusTopic;
-use engine::TopicMachine;
+use engine::{TopicKind, TopicMachine};
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{best_of, memory};
-use crate::monitor::Monitor;
 use crate::synth::{self, Scale, SynthRecord};
 use crate::CliError;
 
@@ -36,30 +37,27 @@ pub struct MetricsFigures {
     pub metrics_scrape_memory_growth_bytes: Option<u64>,
 }
 
-/// Records stamped one millisecond apart, as a broker would stamp them.
-fn feed<M: TopicMachine>(machine: &mut M, records: impl IntoIterator<Item = SynthRecord>) {
+/// A topic's records, stamped one millisecond apart as a broker would stamp them, through its
+/// history (indexed or not), what it tells folded into `part`.
+fn read<T: Chronicle>(
+    kind: TopicKind,
+    part: &mut RecentPart,
+    records: impl IntoIterator<Item = SynthRecord>,
+    partitions: i32,
+    indexed: bool,
+) -> TopicRead<History<T>> {
+    let mut state = if indexed {
+        Indexed::new(History::new())
+    } else {
+        Indexed::unindexed(History::new())
+    };
     for (i, record) in records.into_iter().enumerate() {
         let stamped = record
             .as_record()
             .with_timestamp(Some(1_700_000_000_000 + i as i64));
-        let _ = machine.handle_record(stamped);
+        let _ = state.handle_record(stamped);
+        part.extend(std::iter::from_fn(|| state.poll_event()));
     }
-}
-
-fn read<T: Chronicle>(
-    kind: TopicKind,
-    recent: &SharedRecent,
-    records: impl IntoIterator<Item = SynthRecord>,
-    partitions: i32,
-    indexed: bool,
-) -> TopicRead<Watched<T>> {
-    let watched = Watched::new(kind, Arc::clone(recent));
-    let mut state = if indexed {
-        Indexed::new(watched)
-    } else {
-        Indexed::unindexed(watched)
-    };
-    feed(&mut state, records);
     TopicRead {
         name: kind.name().into(),
         state,
@@ -73,47 +71,55 @@ fn read<T: Chronicle>(
 
 /// Measures `/metrics` over the synthetic topics of `scale`.
 pub fn bench_metrics(scale: &Scale, seed: u64, runs: u32) -> Result<MetricsFigures, CliError> {
-    let recent = Recent::shared(DEFAULT_RECENT_ENTRIES);
+    let mut recent = Recent::new(DEFAULT_RECENT_ENTRIES);
     let config = synth::config_topic(scale, seed).records;
     let status = synth::status_topic(scale, seed).records;
+    let offsets = synth::offsets_topic(scale, seed);
+    let (config_part, status_part, offsets_part) = recent.parts_mut();
     let topics = Topics {
         config: Some(read::<ConfigTopic>(
             TopicKind::Config,
-            &recent,
+            config_part,
             config,
             1,
             true,
         )),
         status: Some(read::<StatusTopic>(
             TopicKind::Status,
-            &recent,
+            status_part,
             status,
             5,
             true,
         )),
         offsets: Some(read::<OffsetsTopic>(
             TopicKind::Offsets,
-            &recent,
-            synth::offsets_topic(scale, seed),
+            offsets_part,
+            offsets,
             25,
             false,
         )),
     };
-    let monitor = Monitor::of(&topics, Some(Arc::clone(&recent)));
+    let examination = Examination::of(&topics);
+    let positions = topics.positions();
     fn snapshot<M: TopicMachine>(read: &Option<TopicRead<M>>) -> Option<M::Snapshot> {
         read.as_ref().map(|r| r.state.snapshot())
     }
-    let views = Views {
-        config: snapshot(&topics.config).unwrap_or_default(),
-        status: snapshot(&topics.status).unwrap_or_default(),
-        offsets: snapshot(&topics.offsets).unwrap_or_default(),
+    let published = Published {
+        views: Views {
+            config: snapshot(&topics.config).unwrap_or_default(),
+            status: snapshot(&topics.status).unwrap_or_default(),
+            offsets: snapshot(&topics.offsets).unwrap_or_default(),
+        },
+        monitor: Arc::new(Monitor::of(&examination, &positions)),
+        recent: recent.view(),
+        positions,
     };
     drop(topics);
     let settings = crate::metrics::Settings {
         max_connectors: usize::MAX,
     };
     let now = 1_800_000_000_000;
-    let scrape = || crate::metrics::render(&views, &monitor, settings, now);
+    let scrape = || crate::metrics::render(&published, settings, now);
     let start = Instant::now();
     let text = scrape();
     let first = start.elapsed();
@@ -129,7 +135,7 @@ pub fn bench_metrics(scale: &Scale, seed: u64, runs: u32) -> Result<MetricsFigur
         .zip(warm)
         .map(|(after, warm)| after.saturating_sub(warm));
     Ok(MetricsFigures {
-        metrics_connectors: views.config.connectors().count() as u64,
+        metrics_connectors: published.views.config.connectors().count() as u64,
         metrics_series: text.lines().filter(|l| !l.starts_with('#')).count() as u64,
         metrics_bytes: text.len() as u64,
         metrics_scrape_seconds: best.min(first).as_secs_f64(),

@@ -25,7 +25,9 @@ use clap::Args;
 use connect_state_memory::{
     LogRecord, MemoryCluster, MemoryTransport, ProduceFault, DEFAULT_DELETE_RETENTION_MS,
 };
-use connect_state_store::{ConfigStore, ProduceMode, Store, StoreError, StoreSettings, TopicRole};
+use connect_state_store::{
+    ConfigStore, ProduceMode, Store, StoreError, StoreSettings, TopicDefaults, TopicKind,
+};
 use engine::checkpoint::check_fresh;
 use engine::config::write::{self as config_write, WritePlan};
 use engine::config::{
@@ -334,17 +336,17 @@ impl Worker {
         let mut worker = Self {
             id: id.to_string(),
             config: Store::new(
-                StoreSettings::new(CONFIG_TOPIC, TopicRole::Config),
+                StoreSettings::new(CONFIG_TOPIC, TopicKind::Config),
                 Arc::clone(&transport),
                 config,
             ),
             status: Store::new(
-                StoreSettings::new(STATUS_TOPIC, TopicRole::Status),
+                StoreSettings::new(STATUS_TOPIC, TopicKind::Status),
                 Arc::clone(&transport),
                 StatusLog::new(),
             ),
             offsets: Store::new(
-                StoreSettings::new(OFFSETS_TOPIC, TopicRole::Offsets),
+                StoreSettings::new(OFFSETS_TOPIC, TopicKind::Offsets),
                 Arc::clone(&transport),
                 OffsetLog::new(),
             ),
@@ -869,16 +871,16 @@ async fn workers_start(d: &mut Demo) -> Result<(Worker, Worker), CliError> {
     let rows: Vec<Vec<String>> = {
         let cl = lock(&d.cluster);
         [
-            (CONFIG_TOPIC, TopicRole::Config),
-            (STATUS_TOPIC, TopicRole::Status),
-            (OFFSETS_TOPIC, TopicRole::Offsets),
+            (CONFIG_TOPIC, TopicKind::Config),
+            (STATUS_TOPIC, TopicKind::Status),
+            (OFFSETS_TOPIC, TopicKind::Offsets),
         ]
         .into_iter()
-        .map(|(topic, role)| {
+        .map(|(topic, kind)| {
             let d = cl.describe_topic(topic);
             vec![
                 topic.to_string(),
-                role.setting().to_string(),
+                kind.setting().to_string(),
                 d.map_or("-".into(), |d| d.partitions.to_string()),
                 d.map_or("-".into(), |d| d.cleanup_policy.clone()),
             ]
@@ -1516,7 +1518,7 @@ async fn topics_reset(d: &mut Demo, ws: &mut [Worker]) -> Result<(), CliError> {
         .map(|r| {
             vec![
                 String::from_utf8_lossy(&r.key).into_owned(),
-                engine::offsets::default_partition(&r.key, TopicRole::Status.default_partitions())
+                engine::offsets::default_partition(&r.key, TopicKind::Status.default_partitions())
                     .map_or("-".into(), |p| p.to_string()),
                 short(r.value.as_deref(), 20),
             ]
@@ -1570,7 +1572,7 @@ async fn status_compacted(d: &mut Demo, ws: &mut [Worker]) -> Result<(), CliErro
     lock(&d.cluster).advance_clock(u64::try_from(retention_ms).unwrap_or(0) + 1);
     let second_pass = compact(&d.cluster, STATUS_TOPIC)?;
     let mut fresh: Store<StatusLog, Transport> = Store::new(
-        StoreSettings::new(STATUS_TOPIC, TopicRole::Status),
+        StoreSettings::new(STATUS_TOPIC, TopicKind::Status),
         Arc::new(MemoryTransport::new(Arc::clone(&d.cluster))),
         StatusLog::new(),
     );
@@ -1839,14 +1841,14 @@ mod tests {
     use engine::TopicMachine;
 
     /// Reads one topic of the demo cluster from the beginning with a fresh store.
-    fn read<M: TopicMachine + Default>(demo: &DemoCluster, topic: &str, role: TopicRole) -> M {
+    fn read<M: TopicMachine + Default>(demo: &DemoCluster, topic: &str, kind: TopicKind) -> M {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
             .unwrap();
         runtime.block_on(async {
             let mut store = Store::new(
-                StoreSettings::new(topic, role),
+                StoreSettings::new(topic, kind),
                 Arc::new(MemoryTransport::new(Arc::clone(&demo.cluster))),
                 M::default(),
             );
@@ -1860,7 +1862,7 @@ mod tests {
         let demo = demo_cluster(DEFAULT_SEED).unwrap();
         let ch = Choices::new(DEFAULT_SEED);
         assert_eq!(demo.config_topic, CONFIG_TOPIC);
-        let config: ConfigLog = read(&demo, &demo.config_topic, TopicRole::Config);
+        let config: ConfigLog = read(&demo, &demo.config_topic, TopicKind::Config);
         let snap = config.snapshot();
         let connectors: Vec<&str> = snap.connectors().collect();
         let mut expected = vec![ch.source.as_str(), ch.paused.as_str(), ch.sink.as_str()];
@@ -1872,7 +1874,7 @@ mod tests {
         assert_eq!(snap.target_state(&ch.paused), Some(TargetState::Started));
         assert_eq!(snap.tasks(&ch.sink).len(), 2);
 
-        let status: StatusLog = read(&demo, &demo.status_topic, TopicRole::Status);
+        let status: StatusLog = read(&demo, &demo.status_topic, TopicKind::Status);
         let status = status.snapshot();
         assert_eq!(
             status.connector(&ch.source).map(|s| s.state),
@@ -1888,7 +1890,7 @@ mod tests {
             "the active topics were reset"
         );
 
-        let offsets: OffsetLog = read(&demo, &demo.offsets_topic, TopicRole::Offsets);
+        let offsets: OffsetLog = read(&demo, &demo.offsets_topic, TopicKind::Offsets);
         let offsets = offsets.snapshot();
         assert!(kip875::list(&offsets, &ch.source).offsets.is_empty());
         assert_eq!(kip875::list(&offsets, &ch.paused).offsets.len(), 1);

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::source::SourceArgs;
 use crate::table::shown;
-use crate::{CliError, Exit, Format, Topic};
+use crate::{CliError, Exit, Format};
+use engine::TopicKind;
 
 /// The word between the two sides.
 pub const AGAINST: &str = "--against";
@@ -81,14 +82,14 @@ fn side_args(args: &[String], name: &str) -> Result<SourceArgs, CliError> {
         .map_err(|e| CliError::Input(format!("side {name}: {}", e.render().to_string().trim())))?;
     parsed
         .source
-        .check(&[Topic::Config, Topic::Offsets])
+        .check(&[TopicKind::Config, TopicKind::Offsets])
         .map_err(|e| CliError::Input(format!("side {name}: {e}")))?;
     Ok(parsed.source)
 }
 
 fn side(source: &SourceArgs, name: &str) -> Result<Side, CliError> {
     let topics = source
-        .load(&[Topic::Config, Topic::Offsets])
+        .load(&[TopicKind::Config, TopicKind::Offsets])
         .map_err(|e| CliError::Input(format!("side {name}: {e}")))?;
     let config = topics.config.ok_or_else(|| {
         CliError::Input(format!(

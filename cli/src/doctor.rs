@@ -9,7 +9,8 @@ use clap::Args;
 
 use crate::source::SourceArgs;
 use crate::table::shown;
-use crate::{CliError, Exit, Format, Topic};
+use crate::{CliError, Exit, Format};
+use engine::TopicKind;
 
 /// Options of `doctor`.
 #[derive(Debug, Clone, Args)]
@@ -22,14 +23,14 @@ pub struct DoctorArgs {
     pub format: Format,
 }
 
-pub use connect_state_ops::doctor::{examine, Evidence, Finding, Report};
+pub use connect_state_ops::doctor::{examine, Evidence, Examination, Finding, Report};
 
 /// Runs `doctor`: findings on `out`, [`Exit::Findings`] when there are any.
 pub fn run(args: DoctorArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     let topics = args
         .source
-        .load(&[Topic::Config, Topic::Status, Topic::Offsets])?;
-    let report = examine(&topics);
+        .load(&[TopicKind::Config, TopicKind::Status, TopicKind::Offsets])?;
+    let report = examine(&Examination::of(&topics));
     match args.format {
         Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
         Format::Table => out.write_all(render(&report).as_bytes())?,

@@ -6,14 +6,15 @@ use std::io::{self, BufRead, Write};
 
 use clap::Args;
 use connect_state_ops::cut::Point;
-use connect_state_ops::history::{self, Entry, Options, RecordStream, Summary, TopicKind};
+use connect_state_ops::history::{self, Entry, Options, RecordStream, Summary};
 use serde_json::Value;
 
 use crate::kcat::{DumpReader, DumpRecord};
-use crate::source::{open_dump, topic_kind, SourceArgs};
+use crate::source::{open_dump, SourceArgs};
 use crate::table::shown;
 use crate::when::{parse_point, show_time};
-use crate::{CliError, Format, Topic};
+use crate::{CliError, Format};
+use engine::TopicKind;
 
 /// Options of `history`.
 #[derive(Debug, Clone, Args)]
@@ -94,7 +95,7 @@ type Teller<'t> = dyn FnMut(Vec<(TopicKind, RecordStream<'_>)>) -> Result<(), Cl
 /// Opens one record stream per topic of `source` (per partition for a live topic) and hands
 /// them to `tell`.
 fn with_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliError> {
-    source.check(&[Topic::Config, Topic::Status, Topic::Offsets])?;
+    source.check(&[TopicKind::Config, TopicKind::Status, TopicKind::Offsets])?;
     if source.live_or_dumps()? {
         return live_streams(source, tell);
     }
@@ -105,7 +106,7 @@ fn with_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliErr
             reader: Some(reader),
             name: file.display().to_string(),
         };
-        streams.push((topic_kind(topic), Box::new(stream)));
+        streams.push((topic, Box::new(stream)));
     }
     tell(streams)
 }

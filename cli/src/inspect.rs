@@ -5,13 +5,13 @@ use std::io::Write;
 use std::sync::Arc;
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
-use connect_state_store::{Store, StoreError, StoreSettings, TopicRole};
+use connect_state_store::{Store, StoreError, StoreSettings};
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
 
 use connect_state_ops::cut::{Cut, CutMachine, Point};
-use connect_state_ops::history::TopicKind;
+use engine::TopicKind;
 
 use crate::view::{write_pretty, Json, View};
 use crate::{CliError, Format};
@@ -104,13 +104,13 @@ pub(crate) fn read_all(
     crate::parallel::read_three(
         args.config_topic
             .as_deref()
-            .map(|topic| move || read::<ConfigLog>(topic, TopicRole::Config, args, bars)),
+            .map(|topic| move || read::<ConfigLog>(topic, TopicKind::Config, args, bars)),
         args.status_topic
             .as_deref()
-            .map(|topic| move || read::<StatusLog>(topic, TopicRole::Status, args, bars)),
+            .map(|topic| move || read::<StatusLog>(topic, TopicKind::Status, args, bars)),
         args.offsets_topic
             .as_deref()
-            .map(|topic| move || read::<OffsetLog>(topic, TopicRole::Offsets, args, bars)),
+            .map(|topic| move || read::<OffsetLog>(topic, TopicKind::Offsets, args, bars)),
     )
 }
 
@@ -128,34 +128,29 @@ struct Inspected<'a> {
 /// Reads `topic` to its end with a runtime and Kafka clients of its own.
 fn read<M: View>(
     topic: &str,
-    role: TopicRole,
+    kind: TopicKind,
     args: &InspectArgs,
     bars: &crate::progress::ReadBars,
 ) -> Result<M, CliError> {
     crate::runtime()?.block_on(async {
         let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
-        read_with(&transport, topic, role, args, bars).await
+        read_with(&transport, topic, kind, args, bars).await
     })
 }
 
 async fn read_with<M: View>(
     transport: &Arc<KafkaTransport>,
     topic: &str,
-    role: TopicRole,
+    kind: TopicKind,
     args: &InspectArgs,
     bars: &crate::progress::ReadBars,
 ) -> Result<M, CliError> {
-    let kind = match role {
-        TopicRole::Config => TopicKind::Config,
-        TopicRole::Status => TopicKind::Status,
-        TopicRole::Offsets => TopicKind::Offsets,
-    };
     let cut = args
         .as_of
         .map(|point| Cut::new(point, kind))
         .transpose()
         .map_err(CliError::Input)?;
-    let mut settings = StoreSettings::new(topic, role);
+    let mut settings = StoreSettings::new(topic, kind);
     settings.create_if_missing = args.create_topics;
     let machine = CutMachine::new(M::default(), cut);
     let mut store = Store::new(settings, Arc::clone(transport), machine);

@@ -21,7 +21,6 @@ pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
 pub mod metrics;
-pub mod monitor;
 pub mod offsets;
 mod parallel;
 pub mod progress;
@@ -39,6 +38,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use engine::TopicKind;
 
 /// The largest `--timeout`: librdkafka takes milliseconds as a 32-bit integer, so more than
 /// `i32::MAX` ms (2,147,483 s) would wrap around to a short timeout.
@@ -89,8 +89,8 @@ pub enum Command {
         cat configs.jsonl | connect-state replay --topic config -")]
     Replay {
         /// Which internal topic the dump holds.
-        #[arg(long, value_enum)]
-        topic: Topic,
+        #[arg(long, value_parser = topic_kind())]
+        topic: TopicKind,
         /// Output format: a readable table, or the stable JSON contract.
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
@@ -241,15 +241,15 @@ pub enum Command {
     Bench(bench::BenchArgs),
 }
 
-/// The internal topics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
-pub enum Topic {
-    /// The config topic (`config.storage.topic`).
-    Config,
-    /// The status topic (`status.storage.topic`).
-    Status,
-    /// The offsets topic (`offset.storage.topic`).
-    Offsets,
+/// The parser of a `--topic` value: `config`, `status` or `offsets`.
+pub fn topic_kind() -> impl clap::builder::TypedValueParser<Value = TopicKind> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(TopicKind::ALL.map(TopicKind::name)).map(
+        |name: String| {
+            // The possible values are the names, so the name is one.
+            TopicKind::from_name(&name).unwrap_or(TopicKind::Config)
+        },
+    )
 }
 
 /// Output formats.
@@ -276,6 +276,24 @@ pub enum CliError {
     /// JSON output failed.
     #[error("could not render JSON: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+impl From<connect_state_ops::replay::ReplayError> for CliError {
+    fn from(e: connect_state_ops::replay::ReplayError) -> Self {
+        match e {
+            connect_state_ops::replay::ReplayError::Dump(e) => Self::Dump(e),
+            other => Self::Input(other.to_string()),
+        }
+    }
+}
+
+impl From<connect_state_ops::load::LoadError> for CliError {
+    fn from(e: connect_state_ops::load::LoadError) -> Self {
+        match e {
+            connect_state_ops::load::LoadError::Replay(e) => e.into(),
+            connect_state_ops::load::LoadError::Live(text) => Self::Input(text),
+        }
+    }
 }
 
 impl CliError {

@@ -12,11 +12,10 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use connect_state_ops::rest::Views;
 use engine::config::MAX_LISTED_TASKS;
 use engine::status::StatusState;
 
-use crate::monitor::Monitor;
+use connect_state_ops::tail::Published;
 
 /// The content type of the answer.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -71,8 +70,9 @@ fn gauges(registry: &mut Registry, name: &str, help: &str) -> Family<Labels, Gau
     family
 }
 
-/// The metrics of `views` and `monitor` at `now_ms` (for ages), as OpenMetrics text.
-pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64) -> String {
+/// The metrics of a published state at `now_ms` (for ages), as OpenMetrics text.
+pub fn render(published: &Published, settings: Settings, now_ms: i64) -> String {
+    let (views, monitor) = (&published.views, &published.monitor);
     let mut registry = Registry::default();
     let config = &views.config;
     let status = &views.status;
@@ -164,7 +164,7 @@ pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64)
                 .set(i64::from(config.is_inconsistent(c)));
         }
         // The tasks Connect's REST status lists, and the committed ones without a status.
-        for id in crate::monitor::task_ids(views, c, MAX_LISTED_TASKS as usize) {
+        for id in connect_state_ops::rest::task_ids(views, c, MAX_LISTED_TASKS as usize) {
             let task = status.task(c, id);
             let state = task.map_or(UNKNOWN, |s| s.state.as_str());
             tasks.get_or_create(&labels([("state", state)])).inc();
@@ -202,22 +202,20 @@ pub fn render(views: &Views, monitor: &Monitor, settings: Settings, now_ms: i64)
                 .inc_by(*count);
         }
     }
-    if let Some(recent) = &monitor.recent {
-        let recent = connect_state_ops::watch::lock(recent);
-        for ((c, task), ts) in recent.task_reports() {
-            if !listed.contains(c.as_str()) || !config.contains(c) {
-                continue;
-            }
-            let seconds = (now_ms.saturating_sub(*ts)).max(0) as f64 / 1000.0;
-            age.get_or_create(&labels([("connector", c), ("task", &task.to_string())]))
-                .set(seconds);
+    let recent = &published.recent;
+    for ((c, task), ts) in recent.task_reports() {
+        if !listed.contains(c.as_str()) || !config.contains(c) {
+            continue;
         }
-        for (c, count) in recent.source_partitions() {
-            if *count > 0 && listed.contains(c.as_str()) {
-                source_partitions
-                    .get_or_create(&labels([("connector", c)]))
-                    .set(*count as i64);
-            }
+        let seconds = (now_ms.saturating_sub(ts)).max(0) as f64 / 1000.0;
+        age.get_or_create(&labels([("connector", c), ("task", &task.to_string())]))
+            .set(seconds);
+    }
+    for (c, count) in recent.source_partitions() {
+        if count > 0 && listed.contains(c) {
+            source_partitions
+                .get_or_create(&labels([("connector", c)]))
+                .set(count as i64);
         }
     }
 

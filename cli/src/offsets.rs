@@ -14,7 +14,8 @@ use engine::plan::WritePlan;
 use connect_state_ops::offsets_file::{parse_offsets_file, OffsetsEntry};
 
 use crate::source::{Layout, SourceArgs, TopicRead};
-use crate::{CliError, Exit, Topic};
+use crate::{CliError, Exit};
+use engine::TopicKind;
 
 /// Options of `offsets`.
 #[derive(Debug, Clone, Args)]
@@ -93,7 +94,7 @@ pub struct WriteArgs {
 pub fn run(args: OffsetsArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     match args.action {
         OffsetsAction::Export { connector, source } => {
-            let topics = source.load(&[Topic::Config, Topic::Offsets])?;
+            let topics = source.load(&[TopicKind::Config, TopicKind::Offsets])?;
             if let Some(config) = &topics.config {
                 if !config.state.machine.snapshot().contains(&connector) {
                     return Err(CliError::Input(format!("Connector {connector} not found")));
@@ -157,7 +158,7 @@ fn modify(
                 .into(),
         ));
     }
-    let topics = args.source.load(&[Topic::Config, Topic::Offsets])?;
+    let topics = args.source.load(&[TopicKind::Config, TopicKind::Offsets])?;
     let config: TopicRead<ConfigLog> = require(topics.config, "config")?;
     let offsets: TopicRead<OffsetLog> = require(topics.offsets, "offsets")?;
     let modify_error = |e: kip875::ModifyOffsetsError| CliError::Input(e.to_string());

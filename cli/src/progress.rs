@@ -56,6 +56,11 @@ impl Default for ReadBars {
 }
 
 impl ReadBars {
+    /// Removes every bar of the group (the reads are over).
+    pub fn finish_all(&self) {
+        let _ = self.0.clear();
+    }
+
     /// A bar of this group for `topic`.
     pub fn bar(&self, topic: &str) -> ReadBar {
         let mut bar = ReadBar::new(topic);

@@ -1,21 +1,18 @@
 //! `connect-state replay`: replay a topic dump through the core and print what a Java worker
 //! would hold.
 
-use std::io::Write;
+use std::io::{BufRead, Write};
 
+use connect_state_ops::cut::{Cut, Point};
+use connect_state_ops::replay::{replay_into, ReplayOptions};
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
-use engine::TopicMachine;
-
-use std::io::BufRead;
-
-use connect_state_ops::cut::{Cut, Point};
-use connect_state_ops::history::TopicKind;
+use engine::{Restore, TopicKind, TopicMachine};
 
 use crate::kcat::{DumpError, DumpReader, DumpRecord};
 use crate::view::{write_pretty, EventsJson, Json, Skips, View};
-use crate::{CliError, Format, Topic};
+use crate::{CliError, Format};
 
 /// A replayed machine and the events of the live part of the dump.
 pub struct Replay<M: TopicMachine> {
@@ -25,57 +22,14 @@ pub struct Replay<M: TopicMachine> {
     pub events: Vec<M::Event>,
 }
 
-/// Replays a stream of dump records through a fresh machine, one at a time (the dump is never
-/// held). Records below `live_from` are the start-up catch-up (no events); the machine is
-/// marked caught up before the first record at or after it. Without `live_from` every record
-/// is catch-up, as for a worker that starts now. With `single_partition` (the config topic) a
-/// record outside partition 0 is refused, as Java refuses the topic (spec §3.11). With a
-/// `cut` (`--as-of`), only the records before it are applied.
+/// Replays a stream of dump records through a fresh machine (see
+/// [`connect_state_ops::replay::replay_into`]), keeping its events.
 pub fn replay<M: TopicMachine + Default>(
     records: impl IntoIterator<Item = Result<DumpRecord, DumpError>>,
-    live_from: Option<i64>,
-    single_partition: bool,
-    cut: Option<&mut Cut>,
-) -> Result<Replay<M>, CliError> {
-    replay_into(M::default(), records, live_from, single_partition, cut)
-}
-
-/// [`replay`] into `machine` (a fresh one the caller built).
-pub fn replay_into<M: TopicMachine>(
-    mut machine: M,
-    records: impl IntoIterator<Item = Result<DumpRecord, DumpError>>,
-    live_from: Option<i64>,
-    single_partition: bool,
-    mut cut: Option<&mut Cut>,
+    options: ReplayOptions,
 ) -> Result<Replay<M>, CliError> {
     let mut events = Vec::new();
-    for record in records {
-        let record = record?;
-        if let Some(cut) = cut.as_deref_mut() {
-            let before = cut
-                .admits(&record.as_record())
-                .map_err(|e| CliError::Input(format!("line {}: {e}", record.line)))?;
-            if !before {
-                continue;
-            }
-        }
-        if single_partition && record.partition != 0 {
-            return Err(CliError::Input(format!(
-                "line {}: the config topic is required to have a single partition in order to \
-                 guarantee consistency of connector configurations, but the dump has records \
-                 from partition {}",
-                record.line, record.partition
-            )));
-        }
-        if !machine.is_caught_up() && live_from.is_some_and(|from| record.offset >= from) {
-            machine.mark_caught_up();
-        }
-        machine
-            .handle_record(record.as_record())
-            .map_err(|e| CliError::Input(format!("line {}: {e}", record.line)))?;
-        events.extend(core::iter::from_fn(|| machine.poll_event()));
-    }
-    machine.mark_caught_up();
+    let machine = replay_into(M::default(), records, options, &mut events)?;
     Ok(Replay { machine, events })
 }
 
@@ -112,16 +66,18 @@ fn write_event_lines(out: &mut dyn Write, events: &[serde_json::Value]) -> Resul
 /// Runs `replay` for one topic over the dump `name` as it is read, and writes the result;
 /// the lines skipped with `--skip-bad-lines` are reported on `err` before it.
 pub fn run<R: BufRead>(
-    topic: Topic,
+    topic: TopicKind,
     dump: DumpReader<R>,
     options: &Output<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
     match topic {
-        Topic::Config => run_topic::<ConfigLog, R>(dump, TopicKind::Config, options, out, err),
-        Topic::Status => run_topic::<StatusLog, R>(dump, TopicKind::Status, options, out, err),
-        Topic::Offsets => run_topic::<OffsetLog, R>(dump, TopicKind::Offsets, options, out, err),
+        TopicKind::Config => run_topic::<ConfigLog, R>(dump, TopicKind::Config, options, out, err),
+        TopicKind::Status => run_topic::<StatusLog, R>(dump, TopicKind::Status, options, out, err),
+        TopicKind::Offsets => {
+            run_topic::<OffsetLog, R>(dump, TopicKind::Offsets, options, out, err)
+        }
     }
 }
 
@@ -143,15 +99,14 @@ pub struct Output<'a> {
     pub save_checkpoint: Option<&'a std::path::Path>,
 }
 
-fn run_topic<M: View, R: BufRead>(
+fn run_topic<M: View + Restore, R: BufRead>(
     mut dump: DumpReader<R>,
     topic: TopicKind,
     options: &Output<'_>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let single_partition = topic == TopicKind::Config;
-    let mut cut = options
+    let cut = options
         .as_of
         .map(|point| Cut::new(point, topic))
         .transpose()
@@ -165,13 +120,14 @@ fn run_topic<M: View, R: BufRead>(
             ))
         })?,
     };
-    let r = replay_into(
-        machine,
-        dump.by_ref(),
-        options.live_from,
-        single_partition,
-        cut.as_mut(),
-    )?;
+    let replay_options = ReplayOptions {
+        live_from: options.live_from,
+        single_partition: topic == TopicKind::Config,
+        cut,
+    };
+    let mut events = Vec::new();
+    let machine = replay_into(machine, dump.by_ref(), replay_options, &mut events)?;
+    let r = Replay { machine, events };
     dump.bad_lines().report(options.name, err)?;
     if let Some(path) = options.save_checkpoint {
         save_checkpoint(path, &r.machine.checkpoint())?;

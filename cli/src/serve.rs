@@ -12,7 +12,7 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Path, RawQuery, State};
@@ -21,23 +21,22 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Json, Router};
 use clap::{ArgAction, Args};
-use connect_state_store::{ProduceMode, Store, StoreSettings, TopicRole, Transport};
-use std::collections::BTreeMap;
-
-use connect_state_ops::history::TopicKind;
-use connect_state_ops::index::Indexed;
-use connect_state_ops::topics::{Layout, TopicRead, Topics};
-use connect_state_ops::watch::{Recent, SharedRecent, Watched, DEFAULT_RECENT_ENTRIES};
+use connect_state_ops::doctor::Examination;
+use connect_state_ops::load::Borrowed;
+use connect_state_ops::monitor::Monitor;
+use connect_state_ops::recent::{Recent, DEFAULT_RECENT_ENTRIES};
+use connect_state_ops::tail::{Published, Tail, TailTopics};
+use connect_state_store::Transport;
 use engine::config::ConfigTopic;
+use engine::history::History;
 use engine::offsets::OffsetsTopic;
 use engine::status::{StatusTopic, TopicTracking};
-use engine::TopicMachine;
+use engine::TopicKind;
 
 use crate::admission::{Admission, ErrorAnswer, HostRule};
-use crate::monitor::Monitor;
 use crate::rest::{self, Answer, Views};
-use crate::source::SourceArgs;
-use crate::{CliError, Exit, Topic};
+use crate::source::{Machines, Sinks, SourceArgs};
+use crate::{CliError, Exit};
 
 /// The response header naming the config-topic offset an answer reflects.
 pub const CONFIG_OFFSET_HEADER: &str = "x-connect-state-config-offset";
@@ -167,203 +166,10 @@ type DynTransport = dyn Transport;
 /// How often `serve` reads the tailed topics to their ends unless `--refresh-ms` says.
 pub const DEFAULT_REFRESH_MS: u64 = 50;
 
-/// A topic's machine in `serve`: the replay machine, telling the shared recent history, with
-/// the key index `doctor`'s findings cite.
-type Watch<T> = Indexed<Watched<T>>;
-
-/// The stores a tailed source keeps reading.
-struct Tail {
-    config: Store<Watch<ConfigTopic>, DynTransport>,
-    status: Option<Store<Watch<StatusTopic>, DynTransport>>,
-    offsets: Option<Store<Watch<OffsetsTopic>, DynTransport>>,
-    layouts: BTreeMap<TopicKind, Layout>,
-    recent: SharedRecent,
-}
-
-impl Tail {
-    /// Starts a store per topic name given (a missing topic is an error; nothing is created),
-    /// the three at once, each over a transport `transport` makes for it (one Kafka consumer
-    /// serves one read at a time).
-    async fn start(
-        transport: impl Fn() -> Result<Arc<DynTransport>, CliError>,
-        config: String,
-        status: Option<String>,
-        offsets: Option<String>,
-        recent: SharedRecent,
-    ) -> Result<Self, CliError> {
-        let bars = crate::progress::ReadBars::default();
-        let config = start_store(
-            transport()?,
-            config,
-            TopicRole::Config,
-            Indexed::new(Watched::new(TopicKind::Config, Arc::clone(&recent))),
-            &bars,
-        );
-        let status = match status {
-            Some(name) => {
-                let machine = Indexed::new(Watched::new(TopicKind::Status, Arc::clone(&recent)));
-                let store = start_store(transport()?, name, TopicRole::Status, machine, &bars);
-                Some(store)
-            }
-            None => None,
-        };
-        let offsets = match offsets {
-            Some(name) => {
-                // Not indexed: a large offsets topic's keys are too many to keep twice.
-                let machine =
-                    Indexed::unindexed(Watched::new(TopicKind::Offsets, Arc::clone(&recent)));
-                let store = start_store(transport()?, name, TopicRole::Offsets, machine, &bars);
-                Some(store)
-            }
-            None => None,
-        };
-        let (config, status, offsets) =
-            tokio::try_join!(config, optional(status), optional(offsets))?;
-        let mut layouts = BTreeMap::new();
-        let (config, layout) = config;
-        layouts.extend(layout.map(|l| (TopicKind::Config, l)));
-        let status = status.map(|(store, layout)| {
-            layouts.extend(layout.map(|l| (TopicKind::Status, l)));
-            store
-        });
-        let offsets = offsets.map(|(store, layout)| {
-            layouts.extend(layout.map(|l| (TopicKind::Offsets, l)));
-            store
-        });
-        Ok(Self {
-            config,
-            status,
-            offsets,
-            layouts,
-            recent,
-        })
-    }
-
-    /// Reads every topic to its end (events are not needed: the views are snapshots). Says
-    /// whether any read position moved.
-    async fn refresh(&mut self) -> Result<bool, CliError> {
-        let err = |e: connect_state_store::StoreError| CliError::Input(format!("tailing: {e}"));
-        let before = self.positions();
-        // The three at once: each store has a transport of its own.
-        let status = self.status.as_mut().map(Store::read_to_end);
-        let offsets = self.offsets.as_mut().map(Store::read_to_end);
-        tokio::try_join!(
-            self.config.read_to_end(),
-            optional(status),
-            optional(offsets)
-        )
-        .map_err(err)?;
-        Ok(self.positions() != before)
-    }
-
-    fn positions(&self) -> [BTreeMap<i32, i64>; 3] {
-        [
-            self.config.next_offsets(),
-            self.status
-                .as_ref()
-                .map(Store::next_offsets)
-                .unwrap_or_default(),
-            self.offsets
-                .as_ref()
-                .map(Store::next_offsets)
-                .unwrap_or_default(),
-        ]
-    }
-
-    fn views(&self) -> Views {
-        Views {
-            config: self.config.machine().snapshot(),
-            status: self
-                .status
-                .as_ref()
-                .map(|s| s.machine().snapshot())
-                .unwrap_or_default(),
-            offsets: self
-                .offsets
-                .as_ref()
-                .map(|s| s.machine().snapshot())
-                .unwrap_or_default(),
-        }
-    }
-
-    /// `doctor`'s findings and the read figures, over copies of the machines (O(1) but for
-    /// the key indexes).
-    fn monitor(&self) -> Monitor {
-        fn read<M: TopicMachine + Clone>(
-            store: &Store<Indexed<M>, DynTransport>,
-            layouts: &BTreeMap<TopicKind, Layout>,
-            kind: TopicKind,
-        ) -> TopicRead<M> {
-            TopicRead {
-                name: store.settings().topic.clone(),
-                state: store.machine().clone(),
-                layout: layouts.get(&kind).cloned().unwrap_or(Layout::Dump {
-                    partitions_seen: store.next_offsets().into_keys().collect(),
-                }),
-                bad_lines: Default::default(),
-            }
-        }
-        let topics = Topics {
-            config: Some(read(&self.config, &self.layouts, TopicKind::Config)),
-            status: self
-                .status
-                .as_ref()
-                .map(|s| read(s, &self.layouts, TopicKind::Status)),
-            offsets: self
-                .offsets
-                .as_ref()
-                .map(|s| read(s, &self.layouts, TopicKind::Offsets)),
-        };
-        let [config, status, offsets] = self.positions();
-        Monitor::of(&topics, Some(Arc::clone(&self.recent)))
-            .with_positions(TopicKind::Config, config)
-            .with_positions(TopicKind::Status, status)
-            .with_positions(TopicKind::Offsets, offsets)
-    }
-}
-
-/// The result of `read`, if there is one to wait for.
-async fn optional<T, E>(
-    read: Option<impl std::future::Future<Output = Result<T, E>>>,
-) -> Result<Option<T>, E> {
-    match read {
-        Some(read) => read.await.map(Some),
-        None => Ok(None),
-    }
-}
-
-/// Starts a store of topic `name` over `transport` (reads it to its end, refusing what Java
-/// refuses) and describes the topic for the findings.
-async fn start_store<M: TopicMachine>(
-    transport: Arc<DynTransport>,
-    name: String,
-    role: TopicRole,
-    machine: M,
-    bars: &crate::progress::ReadBars,
-) -> Result<(Store<M, DynTransport>, Option<Layout>), CliError> {
-    let mut settings = StoreSettings::new(name.clone(), role);
-    settings.create_if_missing = false;
-    let mut store = Store::new(settings, Arc::clone(&transport), machine);
-    let bar = bars.bar(&name);
-    store.set_progress(bar.observer());
-    let started = store.start().await;
-    bar.finish();
-    started.map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
-    // The store's start refused what Java refuses; the description is for the findings.
-    let layout = match transport.describe_topic(&name).await {
-        Ok(Some(description)) => Some(Layout::Described {
-            partitions: description.partitions,
-            cleanup_policy: description.cleanup_policy,
-        }),
-        _ => None,
-    };
-    Ok((store, layout))
-}
-
-/// What the handlers share.
+/// What the handlers share: the latest published state (a watch channel's value: the latest
+/// wins, and a reader holds its own), and the tailer that publishes it.
 struct App {
-    views: RwLock<Views>,
-    monitor: RwLock<Arc<Monitor>>,
+    published: tokio::sync::watch::Sender<Arc<Published>>,
     metrics: crate::metrics::Settings,
     tail: Option<tokio::sync::Mutex<Tail>>,
     tracking: TopicTracking,
@@ -371,27 +177,17 @@ struct App {
 }
 
 impl App {
+    /// The state to answer from: everything in it was read at the same positions.
+    fn published(&self) -> Arc<Published> {
+        Arc::clone(&self.published.borrow())
+    }
+
     fn views(&self) -> Views {
-        self.views.read().map(|v| v.clone()).unwrap_or_default()
+        self.published().views.clone()
     }
 
-    fn publish(&self, views: Views) {
-        if let Ok(mut current) = self.views.write() {
-            *current = views;
-        }
-    }
-
-    fn monitor(&self) -> Arc<Monitor> {
-        self.monitor
-            .read()
-            .map(|m| Arc::clone(&m))
-            .unwrap_or_default()
-    }
-
-    fn publish_monitor(&self, monitor: Monitor) {
-        if let Ok(mut current) = self.monitor.write() {
-            *current = Arc::new(monitor);
-        }
+    fn publish(&self, published: Published) {
+        self.published.send_replace(Arc::new(published));
     }
 }
 
@@ -431,29 +227,29 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", args.listen)))?;
-        let recent = Recent::shared(usize::try_from(args.ui_history).unwrap_or(usize::MAX));
-        let (views, monitor, tail) = if let Some(demo) = demo {
+        let recent_entries = usize::try_from(args.ui_history).unwrap_or(usize::MAX);
+        let (published, tail) = if let Some(demo) = demo {
             let transport: Arc<DynTransport> =
                 Arc::new(connect_state_memory::MemoryTransport::new(demo.cluster));
-            let tail = Tail::start(
-                || Ok(Arc::clone(&transport)),
-                demo.config_topic,
-                Some(demo.status_topic),
-                Some(demo.offsets_topic),
-                recent,
-            )
-            .await?;
-            (tail.views(), tail.monitor(), Some(tail))
+            let topics = TailTopics {
+                config: demo.config_topic,
+                status: Some(demo.status_topic),
+                offsets: Some(demo.offsets_topic),
+            };
+            let tail = start_tail(&|| Ok(Arc::clone(&transport)), topics, recent_entries).await?;
+            (None, Some(tail))
         } else if dumps || past {
-            let (views, monitor) = static_views(&args.source, recent)?;
-            (views, monitor, None)
+            (Some(static_state(&args.source, recent_entries)?), None)
         } else {
-            let tail = start_live(&args.source, recent).await?;
-            (tail.views(), tail.monitor(), Some(tail))
+            (None, Some(start_live(&args.source, recent_entries).await?))
+        };
+        let (published, tail) = match (published, tail) {
+            (Some(published), _) => (published, None),
+            (None, Some(mut tail)) => (tail.publish(&TopicKind::ALL), Some(tail)),
+            (None, None) => unreachable!("one source was checked above"),
         };
         let app = Arc::new(App {
-            views: RwLock::new(views),
-            monitor: RwLock::new(Arc::new(monitor)),
+            published: tokio::sync::watch::Sender::new(Arc::new(published)),
             metrics: args.metrics_settings(),
             tail: tail.map(tokio::sync::Mutex::new),
             tracking: TopicTracking {
@@ -482,61 +278,92 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })
 }
 
-/// The views of dumps, or of a cluster's topics `--as-of` a past point, read once, with their
+/// The state of dumps, or of a cluster's topics `--as-of` a past point, read once: its views,
 /// monitor and recent history.
-fn static_views(source: &SourceArgs, recent: SharedRecent) -> Result<(Views, Monitor), CliError> {
-    let machines = crate::source::Machines {
-        config: &|| Watched::<ConfigTopic>::new(TopicKind::Config, Arc::clone(&recent)),
-        status: &|| Watched::<StatusTopic>::new(TopicKind::Status, Arc::clone(&recent)),
-        offsets: &|| Watched::<OffsetsTopic>::new(TopicKind::Offsets, Arc::clone(&recent)),
+fn static_state(source: &SourceArgs, recent_entries: usize) -> Result<Published, CliError> {
+    let machines = Machines {
+        config: &History::<ConfigTopic>::new,
+        status: &History::<StatusTopic>::new,
+        offsets: &History::<OffsetsTopic>::new,
     };
-    let all = [Topic::Config, Topic::Status, Topic::Offsets];
-    let topics: Topics<Watched<ConfigTopic>, Watched<StatusTopic>, Watched<OffsetsTopic>> =
-        source.load_into(&all, &machines)?;
-    let monitor = Monitor::of(&topics, Some(Arc::clone(&recent)));
-    let config = topics.config.ok_or_else(|| {
-        CliError::Input(
+    let mut recent = Recent::new(recent_entries);
+    let (config_part, status_part, offsets_part) = recent.parts_mut();
+    let sinks = Sinks {
+        config: Borrowed(config_part),
+        status: Borrowed(status_part),
+        offsets: Borrowed(offsets_part),
+    };
+    let topics = source.load_into(&TopicKind::ALL, &machines, sinks)?;
+    if topics.config.is_none() {
+        return Err(CliError::Input(
             "serve needs the config topic: add --from-dump config=FILE (or --config-topic NAME)"
                 .into(),
-        )
-    })?;
+        ));
+    }
+    let examination = Examination::of(&topics);
+    let positions = topics.positions();
     let views = Views {
-        config: config.state.machine.snapshot(),
-        status: topics
-            .status
-            .map(|s| s.state.machine.snapshot())
+        config: examination
+            .config
+            .as_ref()
+            .map(|c| c.snapshot.clone())
             .unwrap_or_default(),
-        offsets: topics
+        status: examination
+            .status
+            .as_ref()
+            .map(|s| s.snapshot.clone())
+            .unwrap_or_default(),
+        offsets: examination
             .offsets
-            .map(|o| o.state.machine.snapshot())
+            .as_ref()
+            .map(|o| o.snapshot.clone())
             .unwrap_or_default(),
     };
-    Ok((views, monitor))
+    Ok(Published {
+        views,
+        monitor: Arc::new(Monitor::of(&examination, &positions)),
+        recent: recent.view(),
+        positions,
+    })
+}
+
+/// Starts tailing `topics` over transports `connect` makes, with a progress bar per topic
+/// while they are first read.
+async fn start_tail(
+    connect: &dyn Fn() -> Result<Arc<DynTransport>, String>,
+    topics: TailTopics,
+    recent_entries: usize,
+) -> Result<Tail, CliError> {
+    let bars = crate::progress::ReadBars::default();
+    let progress = |name: &str| Some(bars.bar(name).observer());
+    let tail = Tail::start(connect, topics, recent_entries, &progress).await;
+    bars.finish_all();
+    tail.map_err(|e| CliError::Input(e.to_string()))
 }
 
 #[cfg(feature = "kafka")]
-async fn start_live(source: &SourceArgs, recent: SharedRecent) -> Result<Tail, CliError> {
+async fn start_live(source: &SourceArgs, recent_entries: usize) -> Result<Tail, CliError> {
     let live = &source.live;
     let servers = live.bootstrap_servers.as_deref().unwrap_or_default();
     let config = live.config_topic.clone().ok_or_else(|| {
         CliError::Input("serve needs the config topic: add --config-topic NAME".into())
     })?;
     let settings = live.kafka_settings(servers);
-    let transport = || -> Result<Arc<DynTransport>, CliError> {
-        Ok(Arc::new(crate::kafka_transport(settings.clone())?))
+    let connect = || -> Result<Arc<DynTransport>, String> {
+        crate::kafka_transport(settings.clone())
+            .map(|t| Arc::new(t) as Arc<DynTransport>)
+            .map_err(|e| e.to_string())
     };
-    Tail::start(
-        transport,
+    let topics = TailTopics {
         config,
-        live.status_topic.clone(),
-        live.offsets_topic.clone(),
-        recent,
-    )
-    .await
+        status: live.status_topic.clone(),
+        offsets: live.offsets_topic.clone(),
+    };
+    start_tail(&connect, topics, recent_entries).await
 }
 
 #[cfg(not(feature = "kafka"))]
-async fn start_live(_: &SourceArgs, _: SharedRecent) -> Result<Tail, CliError> {
+async fn start_live(_: &SourceArgs, _: usize) -> Result<Tail, CliError> {
     Err(CliError::Input(
         "this build has no Kafka support (the `kafka` feature)".into(),
     ))
@@ -544,7 +371,7 @@ async fn start_live(_: &SourceArgs, _: SharedRecent) -> Result<Tail, CliError> {
 
 /// Reads the tailed source to its end every `period` and publishes the result. A failed read
 /// is reported on stderr (once, until it changes or reading works again) and retried; the last
-/// good views stay served.
+/// good state stays served.
 async fn keep_tailing(app: Arc<App>, period: Duration) {
     let mut failing: Option<String> = None;
     loop {
@@ -555,9 +382,8 @@ async fn keep_tailing(app: Arc<App>, period: Duration) {
         let mut tail = tail.lock().await;
         match tail.refresh().await {
             Ok(moved) => {
-                app.publish(tail.views());
-                if moved {
-                    app.publish_monitor(tail.monitor());
+                if !moved.is_empty() {
+                    app.publish(tail.publish(&moved));
                 }
                 if failing.take().is_some() {
                     eprintln!("connect-state serve: tailing again");
@@ -695,11 +521,12 @@ fn reply(views: &Views, answer: Answer) -> Response {
 
 /// `GET /metrics`: Prometheus metrics of the state served.
 async fn metrics(State(app): State<Arc<App>>) -> Response {
-    let (views, monitor) = (app.views(), app.monitor());
+    let published = app.published();
+    let views = &published.views;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    let text = crate::metrics::render(&views, &monitor, app.metrics, now_ms);
+    let text = crate::metrics::render(&published, app.metrics, now_ms);
     let mut response = (StatusCode::OK, text).into_response();
     response.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,
@@ -714,9 +541,9 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
 
 /// `GET /ui/`: the dashboard's overview (`?page=N`, `?filter=TEXT`).
 async fn ui_overview(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
-    let (views, monitor) = (app.views(), app.monitor());
+    let published = app.published();
     let paging = crate::ui::Paging::of_query(query.as_deref());
-    html(&views, crate::ui::overview(&views, &monitor, &paging))
+    html(&published.views, crate::ui::overview(&published, &paging))
 }
 
 /// `GET /ui/connectors/{c}`: one connector's page (`?page=N` of its offsets).
@@ -744,12 +571,13 @@ async fn ui_connector_named(State(app): State<Arc<App>>, RawQuery(query): RawQue
 }
 
 fn connector_page(app: &App, c: &str, query: Option<&str>) -> Response {
-    let (views, monitor) = (app.views(), app.monitor());
+    let published = app.published();
+    let views = &published.views;
     let paging = crate::ui::Paging::of_query(query);
-    match crate::ui::connector(&views, &monitor, c, &paging) {
-        Some(page) => html(&views, page),
+    match crate::ui::connector(&published, c, &paging) {
+        Some(page) => html(views, page),
         None => reply(
-            &views,
+            views,
             Answer::error(404, format!("Connector {c} not found")),
         ),
     }
@@ -813,10 +641,10 @@ async fn topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Response 
 /// tombstones through the status store, read back before answering 202.
 async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Response {
     let views = app.views();
-    let records = match views.status.reset_active_topics(&c, &app.tracking) {
-        Ok(records) => records,
-        Err(e) => return reply(&views, Answer::tracking_refused(e)),
-    };
+    // Java's refusals first, from the state served.
+    if let Err(e) = views.status.reset_active_topics(&c, &app.tracking) {
+        return reply(&views, Answer::tracking_refused(e));
+    }
     if !app.allow_writes {
         return reply(
             &views,
@@ -830,33 +658,20 @@ async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Res
         return reply(&views, Answer::error(500, "no writable source"));
     };
     let mut tail = tail.lock().await;
-    let Some(status) = tail.status.as_mut() else {
-        return reply(
+    // Computed again from the tailer's own state, which may be ahead of the published one.
+    let written = match tail.reset_active_topics(&c, &app.tracking).await {
+        Ok(written) => written,
+        Err(e) => return reply(&views, Answer::tracking_refused(e)),
+    };
+    let published = tail.publish(&[TopicKind::Status]);
+    let views = published.views.clone();
+    app.publish(published);
+    match written {
+        None => reply(
             &views,
             Answer::error(500, "the status topic is not served (give --status-topic)"),
-        );
-    };
-    // Recompute from the store's own reader (it may be ahead of the published views).
-    let records = match status
-        .machine()
-        .snapshot()
-        .reset_active_topics(&c, &app.tracking)
-    {
-        Ok(fresh) => fresh,
-        Err(_) => records,
-    };
-    let written = status
-        .write(
-            &records,
-            ProduceMode::Plain,
-            true,
-            "Failed to reset the connector's active topics",
-        )
-        .await;
-    let views = tail.views();
-    app.publish(views.clone());
-    match written {
-        Ok(_) => reply(
+        ),
+        Some(Ok(())) => reply(
             &views,
             Answer {
                 status: 202,
@@ -864,6 +679,6 @@ async fn reset_topics(State(app): State<Arc<App>>, Path(c): Path<String>) -> Res
                 truncated: None,
             },
         ),
-        Err(e) => reply(&views, Answer::error(500, e.to_string())),
+        Some(Err(e)) => reply(&views, Answer::error(500, e.to_string())),
     }
 }

@@ -1,7 +1,9 @@
-//! Where `doctor` and `offsets` read the three topics from: kcat dumps (`--from-dump
-//! TOPIC=FILE`) or a live cluster (`--bootstrap-servers`, as `inspect`). Either way each topic
-//! is replayed through the core wrapped in [`Indexed`], which remembers where the latest record
-//! of every key lives, so findings can cite their evidence.
+//! Where `doctor`, `offsets`, `diff`, `history` and `serve` read the topics from: the grammar
+//! (`--from-dump TOPIC=FILE`, or a live cluster's options as `inspect` takes them, and
+//! `--as-of`), the checks made before anything is read, and which topics to read from where.
+//! The reading itself is `connect_state_ops::load`'s (each topic replayed through the core
+//! wrapped in [`Indexed`], which remembers where the latest record of every key lives, so
+//! findings can cite their evidence); live topics are read at once, each on a thread of its own.
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -12,15 +14,15 @@ use clap::Args;
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
-use engine::TopicMachine;
+use engine::{TopicKind, TopicMachine};
 
 pub use connect_state_ops::index::Indexed;
+use connect_state_ops::load::{load_dump, Discard};
 pub use connect_state_ops::topics::{Layout, TopicRead, Topics};
 
 use connect_state_ops::cut::{Cut, Point};
-use connect_state_ops::history::TopicKind;
 
-use crate::{kcat, CliError, Topic};
+use crate::{kcat, CliError};
 
 /// Where to read the topics from: dumps, or a live cluster.
 #[derive(Debug, Clone, Args)]
@@ -28,7 +30,7 @@ pub struct SourceArgs {
     /// A kcat dump of one topic (`kcat -C -t TOPIC -e -J`), as `config=FILE`, `status=FILE` or
     /// `offsets=FILE`; repeat for each topic. Instead of a live cluster.
     #[arg(long = "from-dump", value_name = "TOPIC=FILE", value_parser = parse_dump_arg)]
-    pub from_dump: Vec<(Topic, PathBuf)>,
+    pub from_dump: Vec<(TopicKind, PathBuf)>,
     /// How the dumps are read.
     #[command(flatten)]
     pub dump: DumpArgs,
@@ -108,30 +110,26 @@ impl LiveArgs {
         kafka
     }
 
-    fn topic(&self, topic: Topic) -> Option<&String> {
+    fn topic(&self, topic: TopicKind) -> Option<&String> {
         match topic {
-            Topic::Config => self.config_topic.as_ref(),
-            Topic::Status => self.status_topic.as_ref(),
-            Topic::Offsets => self.offsets_topic.as_ref(),
+            TopicKind::Config => self.config_topic.as_ref(),
+            TopicKind::Status => self.status_topic.as_ref(),
+            TopicKind::Offsets => self.offsets_topic.as_ref(),
         }
     }
 }
 
 /// Parses one `--from-dump TOPIC=FILE` argument.
-pub fn parse_dump_arg(text: &str) -> Result<(Topic, PathBuf), String> {
+pub fn parse_dump_arg(text: &str) -> Result<(TopicKind, PathBuf), String> {
     let (topic, file) = text
         .split_once('=')
         .ok_or_else(|| format!("expected TOPIC=FILE (e.g. config=configs.jsonl), got '{text}'"))?;
-    let topic = match topic.trim() {
-        "config" => Topic::Config,
-        "status" => Topic::Status,
-        "offsets" => Topic::Offsets,
-        other => {
-            return Err(format!(
-                "unknown topic '{other}' in '{text}': use config, status or offsets"
-            ))
-        }
-    };
+    let topic = TopicKind::from_name(topic.trim()).ok_or_else(|| {
+        format!(
+            "unknown topic '{}' in '{text}': use config, status or offsets",
+            topic.trim()
+        )
+    })?;
     if file.is_empty() {
         return Err(format!("no file after '=' in '{text}'"));
     }
@@ -169,7 +167,7 @@ impl SourceArgs {
     }
 
     /// The `--from-dump` files by topic; fails when a topic is named twice.
-    pub fn dumps(&self) -> Result<Vec<(Topic, &PathBuf)>, CliError> {
+    pub fn dumps(&self) -> Result<Vec<(TopicKind, &PathBuf)>, CliError> {
         let mut seen = BTreeSet::new();
         self.from_dump
             .iter()
@@ -177,7 +175,7 @@ impl SourceArgs {
                 true => Ok((*topic, file)),
                 false => Err(CliError::Input(format!(
                     "--from-dump names the {} topic twice",
-                    topic_name(*topic)
+                    topic.name()
                 ))),
             })
             .collect()
@@ -187,7 +185,7 @@ impl SourceArgs {
     /// is told at once and not after minutes of reading: one kind of source, each topic named
     /// once, every dump file there and readable (standard input at most once), `--as-of` valid
     /// for every topic, and a live cluster with a topic named.
-    pub fn check(&self, wanted: &[Topic]) -> Result<(), CliError> {
+    pub fn check(&self, wanted: &[TopicKind]) -> Result<(), CliError> {
         let live = self.live_or_dumps()?;
         let dumps = self.dumps()?;
         if dumps
@@ -205,7 +203,7 @@ impl SourceArgs {
                 if file.is_dir() {
                     return Err(CliError::Input(format!(
                         "--from-dump {}={}: expected a kcat dump file, found a directory",
-                        topic_name(*topic),
+                        topic.name(),
                         file.display()
                     )));
                 }
@@ -213,11 +211,11 @@ impl SourceArgs {
                     .map_err(|e| CliError::Input(format!("cannot open {}: {e}", file.display())))?;
             }
         }
-        let given: Vec<Topic> = match live {
+        let given: Vec<TopicKind> = match live {
             false => dumps.iter().map(|(topic, _)| *topic).collect(),
             true => self.live_topics(),
         };
-        let read: Vec<Topic> = given.into_iter().filter(|t| wanted.contains(t)).collect();
+        let read: Vec<TopicKind> = given.into_iter().filter(|t| wanted.contains(t)).collect();
         if live && read.is_empty() {
             return Err(CliError::Input(
                 "give at least one of --config-topic, --status-topic, --offsets-topic".into(),
@@ -230,10 +228,10 @@ impl SourceArgs {
     }
 
     /// The topics a live cluster's options name.
-    fn live_topics(&self) -> Vec<Topic> {
+    fn live_topics(&self) -> Vec<TopicKind> {
         #[cfg(feature = "kafka")]
         {
-            [Topic::Config, Topic::Status, Topic::Offsets]
+            [TopicKind::Config, TopicKind::Status, TopicKind::Offsets]
                 .into_iter()
                 .filter(|t| self.live.topic(*t).is_some())
                 .collect()
@@ -247,33 +245,52 @@ impl SourceArgs {
     /// Reads the topics `wanted` that this source has (a topic not given is left out). Fails
     /// when neither dumps nor a cluster are given, or both, and before reading anything when
     /// [`check`](Self::check) finds a mistake.
-    pub fn load(&self, wanted: &[Topic]) -> Result<Topics, CliError> {
+    pub fn load(&self, wanted: &[TopicKind]) -> Result<Topics, CliError> {
         let machines = Machines {
             config: &ConfigLog::default,
             status: &StatusLog::default,
             offsets: &OffsetLog::default,
         };
-        self.load_into(wanted, &machines)
+        self.load_into(wanted, &machines, Sinks::discard())
     }
 
-    /// [`load`](Self::load) into the machines `machines` makes (e.g. watched ones).
-    pub fn load_into<C: TopicMachine + Send, S: TopicMachine + Send, O: TopicMachine + Send>(
+    /// [`load`](Self::load) into the machines `machines` makes (e.g. histories), handing
+    /// what each queues to its sink in `sinks` as it is drained.
+    pub fn load_into<C, S, O, A, B, D>(
         &self,
-        wanted: &[Topic],
+        wanted: &[TopicKind],
         machines: &Machines<'_, C, S, O>,
-    ) -> Result<Topics<C, S, O>, CliError> {
+        sinks: Sinks<A, B, D>,
+    ) -> Result<Topics<C, S, O>, CliError>
+    where
+        C: TopicMachine + Send,
+        S: TopicMachine + Send,
+        O: TopicMachine + Send,
+        A: Extend<C::Event> + Send,
+        B: Extend<S::Event> + Send,
+        D: Extend<O::Event> + Send,
+    {
         self.check(wanted)?;
         match self.live_or_dumps()? {
-            false => self.load_dumps(wanted, machines),
-            true => self.load_live(wanted, machines),
+            false => self.load_dumps(wanted, machines, sinks),
+            true => self.load_live(wanted, machines, sinks),
         }
     }
 
-    fn load_dumps<C: TopicMachine, S: TopicMachine, O: TopicMachine>(
+    fn load_dumps<C, S, O, A, B, D>(
         &self,
-        wanted: &[Topic],
+        wanted: &[TopicKind],
         machines: &Machines<'_, C, S, O>,
-    ) -> Result<Topics<C, S, O>, CliError> {
+        mut sinks: Sinks<A, B, D>,
+    ) -> Result<Topics<C, S, O>, CliError>
+    where
+        C: TopicMachine,
+        S: TopicMachine,
+        O: TopicMachine,
+        A: Extend<C::Event>,
+        B: Extend<S::Event>,
+        D: Extend<O::Event>,
+    {
         let mut topics = Topics::default();
         for (topic, file) in self.dumps()? {
             if !wanted.contains(&topic) {
@@ -281,17 +298,20 @@ impl SourceArgs {
             }
             let dump = open_dump(file, self.dump.options())?;
             let name = file.display().to_string();
-            let mut cut = self.cut(topic)?;
-            let cut = cut.as_mut();
+            let cut = self.cut(topic)?;
             match topic {
-                Topic::Config => {
-                    topics.config = Some(replay_dump(name, dump, cut, (machines.config)())?)
+                TopicKind::Config => {
+                    let read = load_dump(name, dump, cut, (machines.config)(), &mut sinks.config)?;
+                    topics.config = Some(reported(read)?);
                 }
-                Topic::Status => {
-                    topics.status = Some(replay_dump(name, dump, cut, (machines.status)())?)
+                TopicKind::Status => {
+                    let read = load_dump(name, dump, cut, (machines.status)(), &mut sinks.status)?;
+                    topics.status = Some(reported(read)?);
                 }
-                Topic::Offsets => {
-                    topics.offsets = Some(replay_dump(name, dump, cut, (machines.offsets)())?)
+                TopicKind::Offsets => {
+                    let read =
+                        load_dump(name, dump, cut, (machines.offsets)(), &mut sinks.offsets)?;
+                    topics.offsets = Some(reported(read)?);
                 }
             }
         }
@@ -299,32 +319,50 @@ impl SourceArgs {
     }
 
     /// The `--as-of` cut of `topic`, if one was given.
-    pub fn cut(&self, topic: Topic) -> Result<Option<Cut>, CliError> {
+    pub fn cut(&self, topic: TopicKind) -> Result<Option<Cut>, CliError> {
         self.as_of
-            .map(|point| Cut::new(point, topic_kind(topic)))
+            .map(|point| Cut::new(point, topic))
             .transpose()
             .map_err(CliError::Input)
     }
 
     #[cfg(not(feature = "kafka"))]
-    fn load_live<C: TopicMachine + Send, S: TopicMachine + Send, O: TopicMachine + Send>(
+    fn load_live<C, S, O, A, B, D>(
         &self,
-        _wanted: &[Topic],
+        _wanted: &[TopicKind],
         _machines: &Machines<'_, C, S, O>,
-    ) -> Result<Topics<C, S, O>, CliError> {
+        _sinks: Sinks<A, B, D>,
+    ) -> Result<Topics<C, S, O>, CliError>
+    where
+        C: TopicMachine + Send,
+        S: TopicMachine + Send,
+        O: TopicMachine + Send,
+        A: Extend<C::Event> + Send,
+        B: Extend<S::Event> + Send,
+        D: Extend<O::Event> + Send,
+    {
         Err(CliError::Input(
             "this build has no Kafka support (the `kafka` feature)".into(),
         ))
     }
 
     #[cfg(feature = "kafka")]
-    fn load_live<C: TopicMachine + Send, S: TopicMachine + Send, O: TopicMachine + Send>(
+    fn load_live<C, S, O, A, B, D>(
         &self,
-        wanted: &[Topic],
+        wanted: &[TopicKind],
         machines: &Machines<'_, C, S, O>,
-    ) -> Result<Topics<C, S, O>, CliError> {
+        sinks: Sinks<A, B, D>,
+    ) -> Result<Topics<C, S, O>, CliError>
+    where
+        C: TopicMachine + Send,
+        S: TopicMachine + Send,
+        O: TopicMachine + Send,
+        A: Extend<C::Event> + Send,
+        B: Extend<S::Event> + Send,
+        D: Extend<O::Event> + Send,
+    {
         let live = &self.live;
-        let named: Vec<Topic> = wanted
+        let named: Vec<TopicKind> = wanted
             .iter()
             .copied()
             .filter(|t| live.topic(*t).is_some())
@@ -335,15 +373,20 @@ impl SourceArgs {
             ));
         }
         let bars = crate::progress::ReadBars::default();
-        let wants = |topic: Topic| named.contains(&topic);
-        let config = wants(Topic::Config)
-            .then(|| self.live_read(Topic::Config, machines.config, &bars))
+        let wants = |topic: TopicKind| named.contains(&topic);
+        let Sinks {
+            config: config_sink,
+            status: status_sink,
+            offsets: offsets_sink,
+        } = sinks;
+        let config = wants(TopicKind::Config)
+            .then(|| self.live_read(TopicKind::Config, machines.config, config_sink, &bars))
             .flatten();
-        let status = wants(Topic::Status)
-            .then(|| self.live_read(Topic::Status, machines.status, &bars))
+        let status = wants(TopicKind::Status)
+            .then(|| self.live_read(TopicKind::Status, machines.status, status_sink, &bars))
             .flatten();
-        let offsets = wants(Topic::Offsets)
-            .then(|| self.live_read(Topic::Offsets, machines.offsets, &bars))
+        let offsets = wants(TopicKind::Offsets)
+            .then(|| self.live_read(TopicKind::Offsets, machines.offsets, offsets_sink, &bars))
             .flatten();
         let (config, status, offsets) = crate::parallel::read_three(config, status, offsets)?;
         Ok(Topics {
@@ -356,40 +399,37 @@ impl SourceArgs {
     /// The read of `topic` into a machine `machine` makes now, to run on a thread of its own
     /// with Kafka clients of its own; `None` if no name was given for the topic.
     #[cfg(feature = "kafka")]
-    fn live_read<M: TopicMachine + Send>(
+    fn live_read<M: TopicMachine + Send, X: Extend<M::Event> + Send>(
         &self,
-        topic: Topic,
+        topic: TopicKind,
         machine: &dyn Fn() -> M,
+        mut events: X,
         bars: &crate::progress::ReadBars,
     ) -> Option<impl FnOnce() -> Result<TopicRead<M>, CliError> + Send> {
-        use connect_state_store::TopicRole;
-
         let live = &self.live;
         let name = live.topic(topic)?.clone();
         let settings = live.kafka_settings(live.bootstrap_servers.as_deref().unwrap_or_default());
-        let role = match topic {
-            Topic::Config => TopicRole::Config,
-            Topic::Status => TopicRole::Status,
-            Topic::Offsets => TopicRole::Offsets,
-        };
         let cut = self.cut(topic);
         let machine = machine();
         let bars = bars.clone();
         Some(move || {
             crate::runtime()?.block_on(async {
                 let transport = std::sync::Arc::new(crate::kafka_transport(settings)?);
-                read_live(&transport, name, role, cut?, machine, &bars).await
+                let bar = bars.bar(&name);
+                let read = connect_state_ops::load::load_live(
+                    transport,
+                    name,
+                    topic,
+                    cut?,
+                    machine,
+                    &mut events,
+                    Some(bar.observer()),
+                )
+                .await;
+                bar.finish();
+                Ok(read?)
             })
         })
-    }
-}
-
-/// The topic as the library names it.
-pub fn topic_kind(topic: Topic) -> TopicKind {
-    match topic {
-        Topic::Config => TopicKind::Config,
-        Topic::Status => TopicKind::Status,
-        Topic::Offsets => TopicKind::Offsets,
     }
 }
 
@@ -403,13 +443,31 @@ pub struct Machines<'a, C, S, O> {
     pub offsets: &'a dyn Fn() -> O,
 }
 
-/// `config`, `status` or `offsets`.
-pub fn topic_name(topic: Topic) -> &'static str {
-    match topic {
-        Topic::Config => "config",
-        Topic::Status => "status",
-        Topic::Offsets => "offsets",
+/// Where [`SourceArgs::load_into`] hands each topic's events, as they are drained.
+pub struct Sinks<A, B, D> {
+    /// The config topic's.
+    pub config: A,
+    /// The status topic's.
+    pub status: B,
+    /// The offsets topic's.
+    pub offsets: D,
+}
+
+impl Sinks<Discard, Discard, Discard> {
+    /// Sinks that drop every event.
+    pub fn discard() -> Self {
+        Self {
+            config: Discard,
+            status: Discard,
+            offsets: Discard,
+        }
     }
+}
+
+/// A dump's skipped lines reported on stderr, as they are read past.
+fn reported<M>(read: TopicRead<M>) -> Result<TopicRead<M>, CliError> {
+    read.bad_lines.report(&read.name, &mut io::stderr())?;
+    Ok(read)
 }
 
 /// Opens a dump file (`-`: standard input) to be read as a stream.
@@ -425,81 +483,4 @@ pub(crate) fn open_dump(
         Box::new(BufReader::new(f))
     };
     Ok(kcat::DumpReader::new(reader, options))
-}
-
-/// Replays a dump as it is read, noting the partitions it holds records of.
-fn replay_dump<M: TopicMachine>(
-    name: String,
-    mut dump: kcat::DumpReader<Box<dyn BufRead>>,
-    cut: Option<&mut Cut>,
-    machine: M,
-) -> Result<TopicRead<M>, CliError> {
-    let mut partitions_seen = BTreeSet::new();
-    let records = dump.by_ref().inspect(|record| {
-        if let Ok(record) = record {
-            partitions_seen.insert(record.partition);
-        }
-    });
-    let replay = crate::replay::replay_into(Indexed::new(machine), records, None, false, cut)?;
-    let bad_lines = dump.into_bad_lines();
-    bad_lines.report(&name, &mut io::stderr())?;
-    Ok(TopicRead {
-        name,
-        state: replay.machine,
-        layout: Layout::Dump { partitions_seen },
-        bad_lines,
-    })
-}
-
-/// Describes a live topic (a missing one is an error: these commands never create topics) and
-/// reads it to the end without Java's start-up refusals, so a badly laid out topic can still
-/// be examined. A progress bar shows on stderr when the read takes over a second.
-#[cfg(feature = "kafka")]
-async fn read_live<M: TopicMachine>(
-    transport: &std::sync::Arc<connect_state_kafka::KafkaTransport>,
-    name: String,
-    role: connect_state_store::TopicRole,
-    cut: Option<Cut>,
-    machine: M,
-    bars: &crate::progress::ReadBars,
-) -> Result<TopicRead<M>, CliError> {
-    use connect_state_ops::cut::CutMachine;
-    use connect_state_store::{Store, StoreSettings, Transport};
-
-    let description = transport
-        .describe_topic(&name)
-        .await
-        .map_err(|e| CliError::Input(format!("describing topic '{name}': {e}")))?
-        .ok_or_else(|| {
-            CliError::Input(format!(
-                "topic '{name}' ({}) does not exist on this cluster",
-                role.setting()
-            ))
-        })?;
-    let mut store = Store::new(
-        StoreSettings::new(name.clone(), role),
-        std::sync::Arc::clone(transport),
-        CutMachine::new(Indexed::new(machine), cut),
-    );
-    let bar = bars.bar(&name);
-    store.set_progress(bar.observer());
-    store
-        .read_to_end()
-        .await
-        .map_err(|e| CliError::Input(format!("reading topic '{name}': {e}")))?;
-    bar.finish();
-    store.machine_mut().mark_caught_up();
-    let (state, refused) = store.into_machine().into_inner();
-    if let Some(problem) = refused {
-        return Err(CliError::Input(format!("topic '{name}': {problem}")));
-    }
-    Ok(TopicRead {
-        name,
-        state,
-        layout: Layout::Described {
-            partitions: description.partitions,
-            cleanup_policy: description.cleanup_policy,
-        },
-        bad_lines: kcat::BadLines::default(),
-    })
 }

@@ -15,8 +15,9 @@ use connect_state_ops::rest::{self, Views};
 use engine::status::StatusState;
 
 use crate::history::describe;
-use crate::monitor::{task_ids, Monitor};
 use crate::when::show_time;
+use connect_state_ops::rest::task_ids;
+use connect_state_ops::tail::Published;
 
 /// The stylesheet, served at `/ui/style.css`.
 pub const STYLE: &str = include_str!("ui.css");
@@ -127,7 +128,8 @@ fn state_badge(state: &str) -> Markup {
 
 /// The overview: connectors (a page of them, `paging`), failing tasks, inconsistent
 /// connectors, findings.
-pub fn overview(views: &Views, monitor: &Monitor, paging: &Paging) -> String {
+pub fn overview(published: &Published, paging: &Paging) -> String {
+    let (views, monitor) = (&published.views, &published.monitor);
     let config = &views.config;
     let status = &views.status;
     let all = config.connectors().count();
@@ -240,12 +242,10 @@ pub fn overview(views: &Views, monitor: &Monitor, paging: &Paging) -> String {
                 }
             }
         }
-        @if let Some(recent) = &monitor.recent {
-            @let cluster = connect_state_ops::watch::lock(recent).of_cluster();
-            @if !cluster.is_empty() {
-                h2 { "Cluster" }
-                (timeline(&cluster))
-            }
+        @let cluster = published.recent.of_cluster();
+        @if !cluster.is_empty() {
+            h2 { "Cluster" }
+            (timeline(&cluster))
         }
     };
     page("connectors", views, body)
@@ -253,14 +253,11 @@ pub fn overview(views: &Views, monitor: &Monitor, paging: &Paging) -> String {
 
 /// One connector: its config (secrets masked), tasks, recent history and offsets (a page of
 /// them, `paging`); `None` when the topics know nothing of it.
-pub fn connector(views: &Views, monitor: &Monitor, c: &str, paging: &Paging) -> Option<String> {
+pub fn connector(published: &Published, c: &str, paging: &Paging) -> Option<String> {
+    let (views, monitor) = (&published.views, &published.monitor);
     let config = &views.config;
     let status = &views.status;
-    let entries: Vec<Entry> = monitor
-        .recent
-        .as_ref()
-        .map(|recent| connect_state_ops::watch::lock(recent).of_connector(c))
-        .unwrap_or_default();
+    let entries: Vec<Entry> = published.recent.of_connector(c);
     if !config.contains(c) && status.connector(c).is_none() && entries.is_empty() {
         return None;
     }

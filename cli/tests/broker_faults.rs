@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
-use connect_state_store::{ConfigStore, ProduceMode, StoreSettings, TopicRole};
+use connect_state_store::{ConfigStore, ProduceMode, StoreSettings, TopicKind};
 use engine::config::{write, ConfigLog, TargetState};
 use engine::ProducerRecord;
 
@@ -91,7 +91,7 @@ fn filled_config_topic(
     let state = runtime.block_on(async {
         let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(bootstrap)).unwrap());
         let mut store = ConfigStore::new(
-            StoreSettings::new(&topic, TopicRole::Config),
+            StoreSettings::new(&topic, TopicKind::Config),
             transport,
             ConfigLog::new(),
         );
@@ -193,7 +193,7 @@ fn a_write_survives_the_broker_stopping() {
     runtime.block_on(async {
         let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(&bootstrap)).unwrap());
         let mut store = ConfigStore::new(
-            StoreSettings::new(&config, TopicRole::Config),
+            StoreSettings::new(&config, TopicKind::Config),
             transport.clone(),
             ConfigLog::new(),
         );
@@ -206,7 +206,7 @@ fn a_write_survives_the_broker_stopping() {
             store.execute(&plan, false).await.unwrap();
         }
         let mut offsets_store = connect_state_store::Store::new(
-            StoreSettings::new(&offsets, TopicRole::Offsets),
+            StoreSettings::new(&offsets, TopicKind::Offsets),
             transport,
             engine::offsets::OffsetLog::new(),
         );
@@ -321,7 +321,7 @@ fn serve_outlives_the_broker_and_reports_a_deleted_topic() {
     let runtime = common::runtime();
     runtime.block_on(async {
         let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(&bootstrap)).unwrap());
-        let mut settings = StoreSettings::new(&topic, TopicRole::Config);
+        let mut settings = StoreSettings::new(&topic, TopicKind::Config);
         settings.create_if_missing = false;
         let mut store = ConfigStore::new(settings, transport, ConfigLog::new());
         store.start().await.unwrap();

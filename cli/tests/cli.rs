@@ -219,7 +219,7 @@ fn inspect_end_to_end_against_a_real_broker() {
     use std::sync::Arc;
 
     use connect_state_kafka::{KafkaSettings, KafkaTransport};
-    use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
+    use connect_state_store::{ConfigStore, StoreSettings, TopicKind};
     use engine::config::{write, ConfigLog, SnapshotJson};
 
     let broker = common::broker();
@@ -263,7 +263,7 @@ fn inspect_end_to_end_against_a_real_broker() {
     let expected = runtime.block_on(async {
         let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
         let mut writer = ConfigStore::new(
-            StoreSettings::new(&config, TopicRole::Config),
+            StoreSettings::new(&config, TopicKind::Config),
             transport,
             ConfigLog::new(),
         );

@@ -865,7 +865,7 @@ fn our_writes_land_as_java_reads_them() {
 #[ignore = "needs the local cluster: set CONNECT_STATE_TEST_CLUSTER (see .ci/run)"]
 fn a_crashed_writer_leaves_the_same_inconsistency_for_java_and_for_us() {
     use connect_state_kafka::{KafkaSettings, KafkaTransport};
-    use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
+    use connect_state_store::{ConfigStore, StoreSettings, TopicKind};
     use engine::config::{write, ConfigLog};
     use std::sync::Arc;
 
@@ -887,7 +887,7 @@ fn a_crashed_writer_leaves_the_same_inconsistency_for_java_and_for_us() {
     runtime.block_on(async {
         let transport =
             Arc::new(KafkaTransport::new(KafkaSettings::new(cluster.bootstrap())).unwrap());
-        let mut settings = StoreSettings::new(&configs, TopicRole::Config);
+        let mut settings = StoreSettings::new(&configs, TopicKind::Config);
         settings.create_if_missing = false;
         let mut store = ConfigStore::new(settings, transport, ConfigLog::new());
         store.start().await.unwrap();

@@ -13,9 +13,10 @@ use std::sync::{Arc, Mutex};
 
 use connect_state_memory::MemoryCluster;
 use connect_state_memory::MemoryTransport;
-use connect_state_ops::history::{self, Entry, Options, RecordStream, TopicKind};
+use connect_state_ops::history::{self, Entry, Options, RecordStream};
 use connect_state_ops::kcat::DumpRecord;
 use connect_state_store::Transport;
+use engine::TopicKind;
 use serde_json::{json, Value};
 
 /// Every record of `topic`, per partition, with its timestamp.

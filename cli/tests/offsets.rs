@@ -250,7 +250,7 @@ fn reset_and_import_execute_against_a_real_broker() {
     use std::sync::Arc;
 
     use connect_state_kafka::{KafkaSettings, KafkaTransport};
-    use connect_state_store::{ConfigStore, ProduceMode, Store, StoreSettings, TopicRole};
+    use connect_state_store::{ConfigStore, ProduceMode, Store, StoreSettings, TopicKind};
     use engine::config::{write, ConfigLog, TargetState};
     use engine::offsets::OffsetLog;
     use engine::ProducerRecord;
@@ -263,7 +263,7 @@ fn reset_and_import_execute_against_a_real_broker() {
     let read_offsets = || {
         runtime.block_on(async {
             let mut store = Store::new(
-                StoreSettings::new(&offsets_topic, TopicRole::Offsets),
+                StoreSettings::new(&offsets_topic, TopicKind::Offsets),
                 transport.clone(),
                 OffsetLog::new(),
             );
@@ -273,7 +273,7 @@ fn reset_and_import_execute_against_a_real_broker() {
     };
     runtime.block_on(async {
         let mut config = ConfigStore::new(
-            StoreSettings::new(&config_topic, TopicRole::Config),
+            StoreSettings::new(&config_topic, TopicKind::Config),
             transport.clone(),
             ConfigLog::new(),
         );
@@ -281,7 +281,7 @@ fn reset_and_import_execute_against_a_real_broker() {
         let plan =
             write::put_connector_config("src", [("name", Some("src"))], Some(TargetState::Stopped));
         config.execute(&plan, false).await.unwrap();
-        let mut settings = StoreSettings::new(&offsets_topic, TopicRole::Offsets);
+        let mut settings = StoreSettings::new(&offsets_topic, TopicKind::Offsets);
         settings.partitions = Some(5);
         let mut offsets = Store::new(settings, transport.clone(), OffsetLog::new());
         offsets.start().await.unwrap();

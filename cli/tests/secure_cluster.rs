@@ -147,12 +147,12 @@ fn stopped_connector(connection: &[String]) -> (String, String) {
     }
     let runtime = common::runtime();
     runtime.block_on(async {
-        use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
+        use connect_state_store::{ConfigStore, StoreSettings, TopicKind};
         use engine::config::{write, ConfigLog, TargetState};
         let transport =
             std::sync::Arc::new(connect_state_kafka::KafkaTransport::new(settings).unwrap());
         let mut store = ConfigStore::new(
-            StoreSettings::new(&config, TopicRole::Config),
+            StoreSettings::new(&config, TopicKind::Config),
             transport,
             ConfigLog::new(),
         );

@@ -332,7 +332,7 @@ fn serve_tails_a_live_cluster_and_resets_topics_through_kafka() {
     use std::time::{Duration, Instant};
 
     use connect_state_kafka::{KafkaSettings, KafkaTransport};
-    use connect_state_store::{ConfigStore, ProduceMode, Store, StoreSettings, TopicRole};
+    use connect_state_store::{ConfigStore, ProduceMode, Store, StoreSettings, TopicKind};
     use engine::config::{write, ConfigLog};
     use engine::status::StatusLog;
     use engine::ProducerRecord;
@@ -345,10 +345,10 @@ fn serve_tails_a_live_cluster_and_resets_topics_through_kafka() {
     let runtime = common::runtime();
     let transport = Arc::new(KafkaTransport::new(KafkaSettings::new(broker.clone())).unwrap());
     let mut config = runtime.block_on(async {
-        let mut config = ConfigStore::new(StoreSettings::new(&config_topic, TopicRole::Config), transport.clone(), ConfigLog::new());
+        let mut config = ConfigStore::new(StoreSettings::new(&config_topic, TopicKind::Config), transport.clone(), ConfigLog::new());
         config.start().await.unwrap();
         config.execute(&write::put_connector_config("snk", [("name", Some("snk")), ("topics", Some("orders"))], None), false).await.unwrap();
-        let mut status = Store::new(StoreSettings::new(&status_topic, TopicRole::Status), transport.clone(), StatusLog::new());
+        let mut status = Store::new(StoreSettings::new(&status_topic, TopicKind::Status), transport.clone(), StatusLog::new());
         status.start().await.unwrap();
         let topic = |name: &str| ProducerRecord {
             key: format!("status-topic-{name}:connector-snk").into_bytes(),

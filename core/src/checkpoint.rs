@@ -27,6 +27,8 @@ use core::marker::PhantomData;
 use serde::de::{Deserialize, DeserializeOwned, Deserializer, Visitor};
 use serde::Serialize;
 
+use crate::TopicKind;
+
 /// The first four bytes of every checkpoint.
 pub const MAGIC: [u8; 4] = *b"CSCK";
 /// The checkpoint format this build writes and reads.
@@ -35,25 +37,12 @@ const HEADER_LEN: usize = 4 + 2 + 1 + 8 + 8 + 4;
 /// The "taken at" value of a checkpoint whose time is not known.
 const UNKNOWN_TIME: i64 = i64::MIN;
 
-/// Which topic's machine a checkpoint holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TopicKind {
-    /// The config topic.
-    Config,
-    /// The status topic.
-    Status,
-    /// The offsets topic.
-    Offsets,
-}
-
-impl TopicKind {
-    fn code(self) -> u8 {
-        match self {
-            Self::Config => 1,
-            Self::Status => 2,
-            Self::Offsets => 3,
-        }
+/// The byte a checkpoint's header names its topic with.
+fn code(kind: TopicKind) -> u8 {
+    match kind {
+        TopicKind::Config => 1,
+        TopicKind::Status => 2,
+        TopicKind::Offsets => 3,
     }
 }
 
@@ -165,7 +154,7 @@ pub(crate) fn frame(kind: TopicKind, taken_at_ms: Option<i64>, payload: &[u8]) -
     let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.push(kind.code());
+    out.push(code(kind));
     let taken_at = taken_at_ms.unwrap_or(UNKNOWN_TIME).to_le_bytes();
     out.extend_from_slice(&taken_at);
     out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
@@ -238,7 +227,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
         });
     }
     let (code, rest) = rest.split_at(1);
-    if code[0] != kind.code() {
+    if code[0] != self::code(kind) {
         return Err(CheckpointError::WrongTopic { found: code[0] });
     }
     let (taken_at, rest) = rest.split_at(8);

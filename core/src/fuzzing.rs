@@ -8,7 +8,7 @@ use crate::history::{Chronicle, History};
 use crate::machine::TopicLog;
 use crate::offsets::OffsetLog;
 use crate::status::StatusLog;
-use crate::{Record, TopicMachine};
+use crate::{Record, Restore, TopicMachine};
 
 /// A record decoded from fuzzer bytes.
 #[derive(Debug, Clone)]
@@ -99,11 +99,10 @@ pub fn decoded_records(data: &[u8]) -> Vec<DecodedRecord> {
 /// Feeds records to a machine checking the invariants every machine keeps: no panic, the next
 /// fetch offset of a partition never goes back, errors leave the state untouched, and a
 /// checkpoint restores to an equal snapshot.
-fn drive<M, R>(data: &[u8], mut machine: M, restore: R)
+fn drive<M>(data: &[u8], mut machine: M)
 where
-    M: TopicMachine,
+    M: Restore,
     M::Snapshot: PartialEq + core::fmt::Debug,
-    R: Fn(&[u8]) -> Option<M>,
 {
     let mut offsets = [0i64; 4];
     for (i, record) in decode(data).iter().enumerate() {
@@ -136,7 +135,7 @@ where
             machine.mark_caught_up();
         }
     }
-    let restored = restore(&machine.checkpoint()).expect("a fresh checkpoint restores");
+    let restored = M::restore(&machine.checkpoint()).expect("a fresh checkpoint restores");
     assert_eq!(restored.snapshot(), machine.snapshot());
 }
 
@@ -162,24 +161,30 @@ where
         };
         let expected = plain.handle_record(record);
         while plain.poll_event().is_some() {}
-        match history.apply(record) {
-            Ok((outcome, changes)) => {
+        match history.handle_record(record) {
+            Ok(outcome) => {
                 assert_eq!(Ok(outcome.is_applied()), expected.map(|o| o.is_applied()));
-                assert!(outcome.is_applied() || changes.is_empty());
+                let told = history.poll_event().expect("a record told");
+                assert!(history.poll_event().is_none());
+                assert_eq!(told.changes.is_some(), outcome.is_applied());
             }
-            Err(e) => assert_eq!(Err(e), expected.map(|_| ())),
+            Err(e) => {
+                assert_eq!(Err(e), expected.map(|_| ()));
+                assert!(
+                    history.poll_event().is_none(),
+                    "a refused record is not told"
+                );
+            }
         }
     }
     assert_eq!(history.log().snapshot(), plain.snapshot());
     // Driven as a machine (in a store), with its checkpoint.
-    drive(data, History::<T>::new(), |b| {
-        <History<T> as TopicMachine>::restore(b).ok()
-    });
+    drive(data, History::<T>::new());
 }
 
 /// The config machine's invariants, plus its snapshot's internal consistency.
 pub fn config_records(data: &[u8]) {
-    drive(data, ConfigLog::new(), |b| ConfigLog::restore(b).ok());
+    drive(data, ConfigLog::new());
     chronicle::<crate::config::ConfigTopic>(data);
     let mut log = ConfigLog::new();
     for (offset, r) in decode(data).iter().enumerate() {
@@ -212,13 +217,13 @@ pub fn config_records(data: &[u8]) {
 
 /// The status machine's invariants.
 pub fn status_records(data: &[u8]) {
-    drive(data, StatusLog::new(), |b| StatusLog::restore(b).ok());
+    drive(data, StatusLog::new());
     chronicle::<crate::status::StatusTopic>(data);
 }
 
 /// The offsets machine's invariants, plus KIP-875 listings that cover every tracked partition.
 pub fn offsets_records(data: &[u8]) {
-    drive(data, OffsetLog::new(), |b| OffsetLog::restore(b).ok());
+    drive(data, OffsetLog::new());
     chronicle::<crate::offsets::OffsetsTopic>(data);
     let mut log = OffsetLog::new();
     for (offset, r) in decode(data).iter().enumerate() {
@@ -245,7 +250,8 @@ pub fn offsets_records(data: &[u8]) {
 /// Checkpoint decoding from arbitrary bytes: refused or restored, never a panic; a restored
 /// machine checkpoints back to bytes that restore to the same snapshot.
 pub fn checkpoint_bytes(data: &[u8]) {
-    use crate::checkpoint::{frame, TopicKind};
+    use crate::checkpoint::frame;
+    use crate::TopicKind;
     // The raw bytes, and the same bytes as the payload of a valid header, so the fuzzer reaches
     // the payload decoder instead of stopping at the checksum.
     restore_all(data);

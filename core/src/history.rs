@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 use crate::checkpoint::CheckpointError;
 use crate::config::{Inconsistency, Properties, TargetState};
 use crate::json::JsonValue;
-use crate::machine::{Topic, TopicLog, TopicMachine};
+use crate::machine::{Restore, Topic, TopicLog, TopicMachine};
 use crate::status::Status;
 use crate::sync::Arc;
 use crate::{Record, RecordError, RecordOutcome};
@@ -235,11 +235,17 @@ pub trait Chronicle: Topic {
 /// A topic's state machine that also says what each record changed. See the
 /// [module docs](self).
 ///
-/// Drive it with [`apply`](Self::apply), which returns each record's changes, or as a
-/// [`TopicMachine`] (in a store), whose events are [`Told`]: one per record, with its changes.
+/// Drive it as any [`TopicMachine`]: its events are [`Told`], one per record it tells, with
+/// what the record changed. A history made with [`new`](Self::new) tells every record from
+/// the first (the `history` command, a server's recent history); one made with
+/// [`starting`](Self::starting) tells nothing until [`mark_caught_up`](TopicMachine::mark_caught_up),
+/// as a starting worker calls no listener while it replays.
 pub struct History<T: Chronicle> {
+    /// Always caught up: the events of its apply step are what the changes are told from.
     log: TopicLog<T>,
     told: VecDeque<Told>,
+    /// Whether records are told (from the start, or since the catch-up).
+    telling: bool,
 }
 
 /// A record's key and value bytes (`None`: no key; a tombstone).
@@ -285,38 +291,29 @@ impl<T: Chronicle> Default for History<T> {
 }
 
 impl<T: Chronicle> History<T> {
-    /// A history at the start of the topic. Its log is caught up from the start (history has
-    /// no start-up catch-up: every record is told).
+    /// A history at the start of the topic that tells every record from the first.
     pub fn new() -> Self {
         Self::from_log(TopicLog::new())
     }
 
-    /// A history going on from `log`'s state (marked caught up).
+    /// A history at the start of the topic that tells nothing until
+    /// [`mark_caught_up`](TopicMachine::mark_caught_up): the records before only build the
+    /// state, as a starting worker's replay does (and without the cost of telling them).
+    pub fn starting() -> Self {
+        Self {
+            telling: false,
+            ..Self::new()
+        }
+    }
+
+    /// A history going on from `log`'s state (a restored checkpoint), telling every record.
     pub fn from_log(mut log: TopicLog<T>) -> Self {
         log.mark_caught_up();
         Self {
             log,
             told: VecDeque::new(),
+            telling: true,
         }
-    }
-
-    /// Applies one record as [`TopicLog::handle_record`] does and returns what it changed
-    /// (nothing for a skipped or duplicate record). On `Err` nothing changed.
-    pub fn apply(
-        &mut self,
-        record: Record<'_>,
-    ) -> Result<(RecordOutcome<T::Skip>, Vec<Change>), RecordError> {
-        let before = self.log.topic.before(&record);
-        let outcome = self.log.handle_record(record)?;
-        let mut events = Vec::new();
-        while let Some(event) = self.log.poll_event() {
-            events.push(event);
-        }
-        let mut changes = Vec::new();
-        self.log
-            .topic
-            .changes(&record, before, events, outcome.is_applied(), &mut changes);
-        Ok((outcome, changes))
     }
 
     /// The wrapped log: the state after the records handled so far.
@@ -336,9 +333,23 @@ impl<T: Chronicle> TopicMachine for History<T> {
     type Snapshot = T::Snapshot;
     type Diagnostics = T::Diagnostics;
 
-    /// [`apply`](Self::apply), queuing the record's [`Told`].
+    /// Applies one record as [`TopicLog::handle_record`] does and, once telling, queues its
+    /// [`Told`] (with no changes for a skipped or redelivered record). On `Err` nothing
+    /// changed and nothing is told.
     fn handle_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<T::Skip>, RecordError> {
-        let (outcome, changes) = self.apply(record)?;
+        if !self.telling {
+            let outcome = self.log.handle_record(record)?;
+            while self.log.poll_event().is_some() {}
+            return Ok(outcome);
+        }
+        let before = self.log.topic.before(&record);
+        let outcome = self.log.handle_record(record)?;
+        let events: Vec<T::Event> = core::iter::from_fn(|| self.log.poll_event()).collect();
+        let mut changes = Vec::new();
+        let applied = outcome.is_applied();
+        self.log
+            .topic
+            .changes(&record, before, events, applied, &mut changes);
         let bytes = T::KEEPS_BYTES.then(|| {
             (
                 record.key.map(<[u8]>::to_vec),
@@ -350,14 +361,17 @@ impl<T: Chronicle> TopicMachine for History<T> {
             offset: record.offset,
             timestamp: record.timestamp,
             bytes,
-            changes: outcome.is_applied().then_some(changes),
+            changes: applied.then_some(changes),
         });
         Ok(outcome)
     }
-    /// A history is caught up from the start.
-    fn mark_caught_up(&mut self) {}
+    /// From now on every record is told (a history made with [`History::new`] tells from
+    /// the first already).
+    fn mark_caught_up(&mut self) {
+        self.telling = true;
+    }
     fn is_caught_up(&self) -> bool {
-        true
+        self.telling
     }
     fn poll_event(&mut self) -> Option<Told> {
         self.told.pop_front()
@@ -374,6 +388,10 @@ impl<T: Chronicle> TopicMachine for History<T> {
     fn checkpoint(&self) -> Vec<u8> {
         self.log.checkpoint()
     }
+}
+
+impl<T: Chronicle> Restore for History<T> {
+    /// A restored history tells every record read after the checkpoint.
     fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
         TopicLog::restore(bytes).map(Self::from_log)
     }
@@ -389,6 +407,13 @@ mod tests {
     use crate::offsets::OffsetsTopic;
     use crate::status::StatusTopic;
 
+    /// The changes the one record just handled told.
+    fn told_changes<T: Chronicle>(history: &mut History<T>) -> Vec<Change> {
+        let told = history.poll_event().expect("one told record");
+        assert!(history.poll_event().is_none());
+        told.changes.unwrap_or_default()
+    }
+
     /// Every record of `records` (key, value) through a history from offset 0; each record's
     /// change kinds.
     fn told<T: Chronicle>(records: &[(String, Option<String>)]) -> Vec<Vec<&'static str>> {
@@ -402,8 +427,11 @@ mod tests {
                     value.as_deref().map(str::as_bytes),
                     offset as i64,
                 );
-                let (_, changes) = history.apply(record).unwrap();
-                changes.iter().map(|c| c.kind.name()).collect()
+                history.handle_record(record).unwrap();
+                told_changes(&mut history)
+                    .iter()
+                    .map(|c| c.kind.name())
+                    .collect()
             })
             .collect()
     }
@@ -518,18 +546,46 @@ mod tests {
     fn offsets_records_name_their_connector() {
         let mut history = History::<OffsetsTopic>::new();
         let key = br#"["src",{"file":"a"}]"#;
-        let (_, changes) = history
-            .apply(Record::new(key, Some(br#"{"pos":1}"#), 0))
+        history
+            .handle_record(Record::new(key, Some(br#"{"pos":1}"#), 0))
             .unwrap();
+        let changes = told_changes(&mut history);
         assert_eq!(changes[0].connector.as_deref(), Some("src"));
         assert_eq!(changes[0].kind.name(), "offsets_committed");
-        let (_, changes) = history.apply(Record::new(b"junk", None, 1)).unwrap();
+        history
+            .handle_record(Record::new(b"junk", None, 1))
+            .unwrap();
+        let changes = told_changes(&mut history);
         assert_eq!(changes[0].connector, None);
         assert_eq!(changes[0].kind.name(), "offsets_reset");
         // A redelivery changes nothing and tells nothing.
-        let (_, changes) = history
-            .apply(Record::new(key, Some(br#"{"pos":9}"#), 0))
+        history
+            .handle_record(Record::new(key, Some(br#"{"pos":9}"#), 0))
             .unwrap();
-        assert!(changes.is_empty());
+        assert!(told_changes(&mut history).is_empty());
+    }
+
+    #[test]
+    fn a_starting_history_tells_only_the_records_after_its_catch_up() {
+        let mut history = History::<OffsetsTopic>::starting();
+        let key = br#"["src",{"file":"a"}]"#;
+        history
+            .handle_record(Record::new(key, Some(br#"{"pos":1}"#), 0))
+            .unwrap();
+        assert!(!history.is_caught_up() && history.poll_event().is_none());
+        history.mark_caught_up();
+        history
+            .handle_record(Record::new(key, Some(br#"{"pos":2}"#), 1))
+            .unwrap();
+        let changes = told_changes(&mut history);
+        assert_eq!(changes.len(), 1);
+        // The state is the same as a history's that told both.
+        let mut telling = History::<OffsetsTopic>::new();
+        for (offset, pos) in [(0, b"{\"pos\":1}"), (1, b"{\"pos\":2}")] {
+            telling
+                .handle_record(Record::new(key, Some(pos), offset))
+                .unwrap();
+        }
+        assert_eq!(history.snapshot(), telling.snapshot());
     }
 }

@@ -70,6 +70,7 @@ pub mod fuzzing;
 pub mod history;
 pub(crate) mod java;
 pub mod json;
+mod kind;
 pub mod machine;
 pub mod offsets;
 pub mod persistent;
@@ -80,7 +81,8 @@ pub mod skips;
 pub mod status;
 mod sync;
 
-pub use machine::{Topic, TopicLog, TopicMachine};
+pub use kind::TopicKind;
+pub use machine::{Layer, Restore, Topic, TopicLog, TopicMachine};
 pub use record::{ProducerRecord, Record, RecordError, RecordOutcome};
 
 /// The README's code blocks, compiled and run as doctests so the README cannot drift.

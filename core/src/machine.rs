@@ -13,9 +13,10 @@ use core::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::checkpoint::{self, CheckpointError, TopicKind};
+use crate::checkpoint::{self, CheckpointError};
 use crate::position::{Position, Positions};
 use crate::skips::{SkipCounts, SkipReason};
+use crate::TopicKind;
 use crate::{Record, RecordError, RecordOutcome};
 
 /// A topic state machine: records in, events out, snapshots on demand.
@@ -23,7 +24,8 @@ use crate::{Record, RecordError, RecordOutcome};
 /// Drive contract: feed every record with [`handle_record`](Self::handle_record) in offset order
 /// per partition; call [`mark_caught_up`](Self::mark_caught_up) once the start-up read reached
 /// the end offsets; after every `handle_record`, drain [`poll_event`](Self::poll_event) until
-/// `None`.
+/// `None`. Machines that can be rebuilt from a checkpoint also implement [`Restore`]; machines
+/// that wrap another one to add a step implement [`Layer`] instead of this trait.
 pub trait TopicMachine {
     /// What the machine reports after catch-up.
     type Event;
@@ -34,29 +36,98 @@ pub trait TopicMachine {
     /// What the machine knows beyond Java's state.
     type Diagnostics;
 
-    /// Applies one record.
+    /// Applies one record, in offset order within its partition. It may change the snapshot
+    /// and the diagnostics and queue events; on `Err` nothing changed.
     fn handle_record(
         &mut self,
         record: Record<'_>,
     ) -> Result<RecordOutcome<Self::Skip>, RecordError>;
-    /// Ends the start-up catch-up: later records produce events.
+    /// Ends the start-up catch-up: call it once the first read reached the end offsets; later
+    /// records produce events.
     fn mark_caught_up(&mut self);
-    /// Whether the start-up catch-up ended.
+    /// Whether [`mark_caught_up`](Self::mark_caught_up) was called (or the machine reports
+    /// from its first record).
     fn is_caught_up(&self) -> bool;
-    /// The next queued event.
+    /// The next queued event, oldest first: drain until `None` after every `handle_record`.
+    #[must_use]
     fn poll_event(&mut self) -> Option<Self::Event>;
-    /// The current state, O(1).
+    /// The current state, O(1); later records do not change it.
+    #[must_use]
     fn snapshot(&self) -> Self::Snapshot;
-    /// The next offset to fetch from `partition`.
+    /// The next offset to fetch from `partition` (0 when nothing was read from it).
     fn next_fetch_offset(&self, partition: i32) -> i64;
     /// Diagnostics beyond Java's state, O(1).
+    #[must_use]
     fn diagnostics(&self) -> Self::Diagnostics;
-    /// The whole state as checkpoint bytes.
+    /// The whole state as checkpoint bytes (pending events are not in them: drain first).
+    #[must_use]
     fn checkpoint(&self) -> Vec<u8>;
-    /// A machine from [`checkpoint`](Self::checkpoint) bytes, not caught up.
-    fn restore(bytes: &[u8]) -> Result<Self, CheckpointError>
-    where
-        Self: Sized;
+}
+
+/// A machine that can be rebuilt from its [`checkpoint`](TopicMachine::checkpoint) bytes.
+pub trait Restore: TopicMachine + Sized {
+    /// The machine the checkpoint holds, not caught up: read the tail to the end offsets, then
+    /// call [`mark_caught_up`](TopicMachine::mark_caught_up). A corrupt, truncated,
+    /// wrong-version or other topic's checkpoint is refused.
+    fn restore(bytes: &[u8]) -> Result<Self, CheckpointError>;
+}
+
+/// A machine that wraps another to add one step to how records are handled (an index of where
+/// keys live, a cut in time, ...): it supplies the inner machine and its hook, and is a
+/// [`TopicMachine`] through the one blanket implementation, which forwards everything else to
+/// the inner machine unchanged.
+pub trait Layer {
+    /// The machine wrapped.
+    type Inner: TopicMachine;
+
+    /// The machine wrapped.
+    fn inner(&self) -> &Self::Inner;
+
+    /// The machine wrapped.
+    fn inner_mut(&mut self) -> &mut Self::Inner;
+
+    /// Handles one record: the layer's own step, usually around
+    /// `self.inner_mut().handle_record(record)`. A record the layer keeps from the inner
+    /// machine is [`RecordOutcome::Withheld`].
+    fn on_record(
+        &mut self,
+        record: Record<'_>,
+    ) -> Result<RecordOutcome<<Self::Inner as TopicMachine>::Skip>, RecordError>;
+}
+
+impl<L: Layer> TopicMachine for L {
+    type Event = <L::Inner as TopicMachine>::Event;
+    type Skip = <L::Inner as TopicMachine>::Skip;
+    type Snapshot = <L::Inner as TopicMachine>::Snapshot;
+    type Diagnostics = <L::Inner as TopicMachine>::Diagnostics;
+
+    fn handle_record(
+        &mut self,
+        record: Record<'_>,
+    ) -> Result<RecordOutcome<Self::Skip>, RecordError> {
+        self.on_record(record)
+    }
+    fn mark_caught_up(&mut self) {
+        self.inner_mut().mark_caught_up();
+    }
+    fn is_caught_up(&self) -> bool {
+        self.inner().is_caught_up()
+    }
+    fn poll_event(&mut self) -> Option<Self::Event> {
+        self.inner_mut().poll_event()
+    }
+    fn snapshot(&self) -> Self::Snapshot {
+        self.inner().snapshot()
+    }
+    fn next_fetch_offset(&self, partition: i32) -> i64 {
+        self.inner().next_fetch_offset(partition)
+    }
+    fn diagnostics(&self) -> Self::Diagnostics {
+        self.inner().diagnostics()
+    }
+    fn checkpoint(&self) -> Vec<u8> {
+        self.inner().checkpoint()
+    }
 }
 
 /// What one topic supplies to [`TopicLog`]: its state (what checkpoints hold, beside the
@@ -306,6 +377,9 @@ impl<T: Topic> TopicMachine for TopicLog<T> {
     fn checkpoint(&self) -> Vec<u8> {
         Self::checkpoint(self)
     }
+}
+
+impl<T: Topic> Restore for TopicLog<T> {
     fn restore(bytes: &[u8]) -> Result<Self, CheckpointError> {
         Self::restore(bytes)
     }

@@ -58,6 +58,9 @@ pub enum RecordOutcome<S> {
     /// The record was skipped, as Java skips it; the reason says why. The skip is also counted in
     /// the machine's diagnostics.
     Skipped(S),
+    /// A [`Layer`](crate::machine::Layer) kept the record from the machine it wraps (a record
+    /// past an `--as-of` cut): nothing changed, and it is no skip Java would make.
+    Withheld,
 }
 
 impl<S> RecordOutcome<S> {

@@ -15,9 +15,9 @@
 
 use std::collections::BTreeSet;
 
-use engine::{Record, RecordError, RecordOutcome, TopicMachine};
+use engine::{Layer, Record, RecordError, RecordOutcome, TopicMachine};
 
-use crate::history::TopicKind;
+use engine::TopicKind;
 
 /// Where a cut is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,10 +94,9 @@ impl Cut {
 }
 
 /// A machine that sees only the records before a cut (none: every record): for stores that
-/// read a live topic to its end. A record past the cut changes nothing (it is reported as
-/// applied, so the store moves on). A record the cut cannot place (no timestamp) is not
-/// applied either, and the first such problem is kept for
-/// [`into_inner`](Self::into_inner), which gives the machine back.
+/// read a live topic to its end. A record past the cut is [`RecordOutcome::Withheld`] and
+/// changes nothing. A record the cut cannot place (no timestamp) is withheld too, and the first
+/// such problem is kept for [`into_inner`](Self::into_inner), which gives the machine back.
 pub struct CutMachine<M> {
     inner: M,
     cut: Option<Cut>,
@@ -114,55 +113,40 @@ impl<M> CutMachine<M> {
         }
     }
 
+    /// The first record the cut could not place, if any (it was withheld).
+    pub fn refused(&self) -> Option<&str> {
+        self.refused.as_deref()
+    }
+
     /// The machine, and the first record the cut could not place (if any).
     pub fn into_inner(self) -> (M, Option<String>) {
         (self.inner, self.refused)
     }
 }
 
-impl<M: TopicMachine> TopicMachine for CutMachine<M> {
-    type Event = M::Event;
-    type Skip = M::Skip;
-    type Snapshot = M::Snapshot;
-    type Diagnostics = M::Diagnostics;
+impl<M: TopicMachine> Layer for CutMachine<M> {
+    type Inner = M;
 
-    fn handle_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<M::Skip>, RecordError> {
+    fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    fn inner_mut(&mut self) -> &mut M {
+        &mut self.inner
+    }
+
+    fn on_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<M::Skip>, RecordError> {
         let Some(cut) = self.cut.as_mut() else {
             return self.inner.handle_record(record);
         };
         match cut.admits(&record) {
             Ok(true) => self.inner.handle_record(record),
-            Ok(false) => Ok(RecordOutcome::Applied),
+            Ok(false) => Ok(RecordOutcome::Withheld),
             Err(problem) => {
                 self.refused.get_or_insert(problem);
-                Ok(RecordOutcome::Applied)
+                Ok(RecordOutcome::Withheld)
             }
         }
-    }
-    fn mark_caught_up(&mut self) {
-        self.inner.mark_caught_up();
-    }
-    fn is_caught_up(&self) -> bool {
-        self.inner.is_caught_up()
-    }
-    fn poll_event(&mut self) -> Option<M::Event> {
-        self.inner.poll_event()
-    }
-    fn snapshot(&self) -> M::Snapshot {
-        self.inner.snapshot()
-    }
-    fn next_fetch_offset(&self, partition: i32) -> i64 {
-        self.inner.next_fetch_offset(partition)
-    }
-    fn diagnostics(&self) -> M::Diagnostics {
-        self.inner.diagnostics()
-    }
-    fn checkpoint(&self) -> Vec<u8> {
-        self.inner.checkpoint()
-    }
-    fn restore(bytes: &[u8]) -> Result<Self, engine::checkpoint::CheckpointError> {
-        // A restored machine has no cut: nothing is dropped.
-        Ok(Self::new(M::restore(bytes)?, None))
     }
 }
 

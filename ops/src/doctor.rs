@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use connect_state_store::{validate_topic, TopicDescription, TopicRole};
+use connect_state_store::{validate_topic, TopicDefaults, TopicDescription, TopicKind};
 use engine::config::{ConfigDiagnostics, ConfigSnapshot, Inconsistency};
 use engine::offsets::offset_key;
 use engine::offsets::{OffsetDiagnostics, OffsetSnapshot};
@@ -12,6 +12,8 @@ use engine::status::{StatusDiagnostics, StatusSnapshot};
 use engine::TopicMachine;
 use serde::Serialize;
 
+use crate::index::KeyIndex;
+use crate::kcat;
 use crate::topics::{Layout, TopicRead, Topics};
 
 /// Where a finding's record lives.
@@ -71,62 +73,148 @@ pub const CHECKS: [&str; 11] = [
     "bad-dump-lines",
 ];
 
-/// A topic machine with the snapshot `S` and diagnostics `D` of one topic: what `doctor`
-/// examines (the replay log, or a server's watched machine).
-pub trait MachineOf<S, D>: TopicMachine<Snapshot = S, Diagnostics = D> {}
+/// One topic as `doctor` examines it: values taken from its machine when it was read (all
+/// O(1) to take: the snapshot and the key index are persistent maps).
+#[derive(Debug, Clone)]
+pub struct Examined<S, D> {
+    /// The topic name (live), or the dump file.
+    pub name: String,
+    /// Java's state of the topic.
+    pub snapshot: S,
+    /// What the machine knows beyond it.
+    pub diagnostics: D,
+    /// Where each key's latest record lives (the findings' evidence).
+    pub index: KeyIndex,
+    /// How the topic is laid out.
+    pub layout: Layout,
+    /// Dump lines skipped with `--skip-bad-lines`.
+    pub bad_lines: kcat::BadLines,
+}
 
-impl<M, S, D> MachineOf<S, D> for M where M: TopicMachine<Snapshot = S, Diagnostics = D> {}
+/// The topics an examination covers (those given).
+#[derive(Debug, Clone, Default)]
+pub struct Examination {
+    /// The config topic.
+    pub config: Option<Examined<ConfigSnapshot, ConfigDiagnostics>>,
+    /// The status topic.
+    pub status: Option<Examined<StatusSnapshot, StatusDiagnostics>>,
+    /// The offsets topic.
+    pub offsets: Option<Examined<OffsetSnapshot, OffsetDiagnostics>>,
+}
 
-/// A config-topic machine.
-pub trait ConfigMachine: MachineOf<ConfigSnapshot, ConfigDiagnostics> {}
-impl<M: MachineOf<ConfigSnapshot, ConfigDiagnostics>> ConfigMachine for M {}
-
-/// A status-topic machine.
-pub trait StatusMachine: MachineOf<StatusSnapshot, StatusDiagnostics> {}
-impl<M: MachineOf<StatusSnapshot, StatusDiagnostics>> StatusMachine for M {}
-
-/// An offsets-topic machine.
-pub trait OffsetsMachine: MachineOf<OffsetSnapshot, OffsetDiagnostics> {}
-impl<M: MachineOf<OffsetSnapshot, OffsetDiagnostics>> OffsetsMachine for M {}
-
-/// Runs every check the given topics allow.
-pub fn examine<C, S, O>(topics: &Topics<C, S, O>) -> Report
-where
-    C: ConfigMachine,
-    S: StatusMachine,
-    O: OffsetsMachine,
-{
-    let mut report = Report::default();
-    let config = topics.config.as_ref();
-    let config_snapshot = config.map(|c| c.state.machine.snapshot());
-    if let Some(config) = config {
-        report.topics.push("config");
-        layout(&mut report, "config", TopicRole::Config, config);
-        config_checks(&mut report, config);
-    }
-    if let Some(status) = &topics.status {
-        report.topics.push("status");
-        layout(&mut report, "status", TopicRole::Status, status);
-        status_checks(&mut report, status, config_snapshot.as_ref());
-    }
-    if let Some(offsets) = &topics.offsets {
-        report.topics.push("offsets");
-        layout(&mut report, "offsets", TopicRole::Offsets, offsets);
-        match &config_snapshot {
-            Some(snapshot) => offsets_checks(&mut report, offsets, snapshot),
-            None => report
-                .skipped_checks
-                .push("offsets-of-deleted-connector (needs the config topic)".into()),
+impl<M: TopicMachine> TopicRead<M> {
+    /// The values `doctor` examines, taken from the machine as it stands.
+    pub fn examined(&self) -> Examined<M::Snapshot, M::Diagnostics> {
+        Examined {
+            name: self.name.clone(),
+            snapshot: self.state.snapshot(),
+            diagnostics: self.state.diagnostics(),
+            index: self.state.index(),
+            layout: self.layout.clone(),
+            bad_lines: self.bad_lines.clone(),
         }
     }
-    if config.is_none() {
-        report.skipped_checks.push(
-            "inconsistent-connector, ghost-task-records, target-state-without-connector, \
-             restart-request-for-unknown-connector (need the config topic)"
-                .into(),
-        );
+}
+
+impl Examination {
+    /// The values of the topics read.
+    pub fn of<C, S, O>(topics: &Topics<C, S, O>) -> Self
+    where
+        C: TopicMachine<Snapshot = ConfigSnapshot, Diagnostics = ConfigDiagnostics>,
+        S: TopicMachine<Snapshot = StatusSnapshot, Diagnostics = StatusDiagnostics>,
+        O: TopicMachine<Snapshot = OffsetSnapshot, Diagnostics = OffsetDiagnostics>,
+    {
+        Self {
+            config: topics.config.as_ref().map(TopicRead::examined),
+            status: topics.status.as_ref().map(TopicRead::examined),
+            offsets: topics.offsets.as_ref().map(TopicRead::examined),
+        }
     }
-    report
+}
+
+/// What one topic's checks found, and the checks they could not run. [`examine`] assembles
+/// the parts into a [`Report`]; a server that re-examines only the topics that moved keeps the
+/// parts of the others ([`Report::assemble`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Part {
+    /// Problems found.
+    pub findings: Vec<Finding>,
+    /// Checks not run because a topic they need was not given.
+    pub skipped_checks: Vec<String>,
+}
+
+/// The config topic's checks: its layout, then its own.
+pub fn examine_config(config: &Examined<ConfigSnapshot, ConfigDiagnostics>) -> Part {
+    let mut part = Part::default();
+    layout(&mut part, "config", TopicKind::Config, config);
+    config_checks(&mut part, config);
+    part
+}
+
+/// The status topic's checks (those about deleted connectors need the config topic).
+pub fn examine_status(
+    status: &Examined<StatusSnapshot, StatusDiagnostics>,
+    config: Option<&ConfigSnapshot>,
+) -> Part {
+    let mut part = Part::default();
+    layout(&mut part, "status", TopicKind::Status, status);
+    status_checks(&mut part, status, config);
+    part
+}
+
+/// The offsets topic's checks (those about deleted connectors need the config topic).
+pub fn examine_offsets(
+    offsets: &Examined<OffsetSnapshot, OffsetDiagnostics>,
+    config: Option<&ConfigSnapshot>,
+) -> Part {
+    let mut part = Part::default();
+    layout(&mut part, "offsets", TopicKind::Offsets, offsets);
+    match config {
+        Some(snapshot) => offsets_checks(&mut part, offsets, snapshot),
+        None => part
+            .skipped_checks
+            .push("offsets-of-deleted-connector (needs the config topic)".into()),
+    }
+    part
+}
+
+impl Report {
+    /// The report of the topics examined, from each one's part (`None`: not given).
+    pub fn assemble(config: Option<&Part>, status: Option<&Part>, offsets: Option<&Part>) -> Self {
+        let mut report = Self::default();
+        for (name, part) in [("config", config), ("status", status), ("offsets", offsets)] {
+            if let Some(part) = part {
+                report.topics.push(name);
+                report.findings.extend(part.findings.iter().cloned());
+                report
+                    .skipped_checks
+                    .extend(part.skipped_checks.iter().cloned());
+            }
+        }
+        if config.is_none() {
+            report.skipped_checks.push(
+                "inconsistent-connector, ghost-task-records, target-state-without-connector, \
+                 restart-request-for-unknown-connector (need the config topic)"
+                    .into(),
+            );
+        }
+        report
+    }
+}
+
+/// Runs every check the given topics allow.
+pub fn examine(topics: &Examination) -> Report {
+    let config_snapshot = topics.config.as_ref().map(|c| &c.snapshot);
+    let config = topics.config.as_ref().map(examine_config);
+    let status = topics
+        .status
+        .as_ref()
+        .map(|s| examine_status(s, config_snapshot));
+    let offsets = topics
+        .offsets
+        .as_ref()
+        .map(|o| examine_offsets(o, config_snapshot));
+    Report::assemble(config.as_ref(), status.as_ref(), offsets.as_ref())
 }
 
 fn at(topic: &'static str, key: String, position: (i32, i64)) -> Evidence {
@@ -139,14 +227,14 @@ fn at(topic: &'static str, key: String, position: (i32, i64)) -> Evidence {
 }
 
 /// Java's start-up checks: compact cleanup policy; one partition for the config topic.
-fn layout<M>(report: &mut Report, topic: &'static str, role: TopicRole, read: &TopicRead<M>) {
+fn layout<S, D>(report: &mut Part, topic: &'static str, kind: TopicKind, read: &Examined<S, D>) {
     let problem = match &read.layout {
         Layout::Described {
             partitions,
             cleanup_policy,
         } => validate_topic(
             &read.name,
-            role,
+            kind,
             &TopicDescription {
                 partitions: *partitions,
                 cleanup_policy: cleanup_policy.clone(),
@@ -155,7 +243,7 @@ fn layout<M>(report: &mut Report, topic: &'static str, role: TopicRole, read: &T
         .err()
         .map(|e| e.to_string()),
         // A record on any partition but 0 means the topic has more than one.
-        Layout::Dump { partitions_seen } if role == TopicRole::Config => {
+        Layout::Dump { partitions_seen } if kind == TopicKind::Config => {
             partitions_seen.iter().any(|&p| p != 0).then(|| {
                 format!(
                     "the config topic dump {} holds records of partition(s) {:?}, so the topic \
@@ -177,7 +265,7 @@ fn layout<M>(report: &mut Report, topic: &'static str, role: TopicRole, read: &T
                 "Workers refuse to start on this {topic} topic. Create a new compacted topic \
                  (a single partition for the config topic), copy the records over in order, and \
                  point the worker setting '{}' at it.",
-                role.setting()
+                kind.setting()
             ),
         });
     }
@@ -185,7 +273,7 @@ fn layout<M>(report: &mut Report, topic: &'static str, role: TopicRole, read: &T
 
 /// Lines of a dump skipped with `--skip-bad-lines`: the checks saw only the rest, so a dump
 /// that was partly unreadable is not healthy.
-fn dump_lines<M>(report: &mut Report, topic: &'static str, read: &TopicRead<M>) {
+fn dump_lines<S, D>(report: &mut Part, topic: &'static str, read: &Examined<S, D>) {
     let bad = &read.bad_lines;
     let Some(first) = bad.first.first() else {
         return;
@@ -208,10 +296,8 @@ fn dump_lines<M>(report: &mut Report, topic: &'static str, read: &TopicRead<M>) 
     });
 }
 
-fn config_checks<C: ConfigMachine>(report: &mut Report, read: &TopicRead<C>) {
-    let log = &read.state.machine;
-    let snapshot = log.snapshot();
-    let diagnostics = log.diagnostics();
+fn config_checks(report: &mut Part, read: &Examined<ConfigSnapshot, ConfigDiagnostics>) {
+    let (snapshot, diagnostics) = (&read.snapshot, &read.diagnostics);
     for (c, why) in diagnostics.inconsistencies() {
         if !snapshot.is_inconsistent(c) {
             continue;
@@ -242,11 +328,11 @@ fn config_checks<C: ConfigMachine>(report: &mut Report, read: &TopicRead<C>) {
         let commit_key = format!("commit-{c}");
         let task_prefix = format!("task-{c}-");
         let mut evidence: Vec<Evidence> = read
-            .state
+            .index
             .keys_with_prefix(&task_prefix)
             .filter(|(k, _)| is_task_suffix(&k[task_prefix.len()..]))
             .chain(
-                read.state
+                read.index
                     .latest(&commit_key)
                     .map(|p| (commit_key.clone(), p)),
             )
@@ -279,7 +365,7 @@ fn config_checks<C: ConfigMachine>(report: &mut Report, read: &TopicRead<C>) {
             connector: Some(c.into()),
             summary: format!("target state {state} is stored for '{c}', which has no config"),
             evidence: read
-                .state
+                .index
                 .latest(&key)
                 .map(|p| at("config", key.clone(), p))
                 .into_iter()
@@ -291,7 +377,7 @@ fn config_checks<C: ConfigMachine>(report: &mut Report, read: &TopicRead<C>) {
         });
     }
     let prefix = "restart-connector-";
-    for (key, position) in read.state.keys_with_prefix(prefix) {
+    for (key, position) in read.index.keys_with_prefix(prefix) {
         let c = &key[prefix.len()..];
         if snapshot.contains(c) {
             continue;
@@ -314,15 +400,13 @@ fn is_task_suffix(suffix: &str) -> bool {
     !suffix.is_empty() && !suffix.contains('-')
 }
 
-fn status_checks<S: StatusMachine>(
-    report: &mut Report,
-    read: &TopicRead<S>,
+fn status_checks(
+    report: &mut Part,
+    read: &Examined<StatusSnapshot, StatusDiagnostics>,
     config: Option<&ConfigSnapshot>,
 ) {
-    let log = &read.state.machine;
-    let snapshot = log.snapshot();
-    let diagnostics = log.diagnostics();
-    let evidence_of = |key: String| read.state.latest(&key).map(|p| at("status", key, p));
+    let (snapshot, diagnostics) = (&read.snapshot, &read.diagnostics);
+    let evidence_of = |key: String| read.index.latest(&key).map(|p| at("status", key, p));
     let mut deleted: BTreeSet<&str> = BTreeSet::new();
     match config {
         Some(config) => {
@@ -430,12 +514,12 @@ fn status_checks<S: StatusMachine>(
     }
 }
 
-fn offsets_checks<O: OffsetsMachine>(
-    report: &mut Report,
-    read: &TopicRead<O>,
+fn offsets_checks(
+    report: &mut Part,
+    read: &Examined<OffsetSnapshot, OffsetDiagnostics>,
     config: &ConfigSnapshot,
 ) {
-    let snapshot = read.state.machine.snapshot();
+    let snapshot = &read.snapshot;
     for c in snapshot.connectors().filter(|c| !config.contains(c)) {
         let partitions = snapshot.connector_partitions_java_order(c);
         let evidence: Vec<Evidence> = partitions

@@ -23,33 +23,11 @@ use engine::config::{Inconsistency, Properties, TargetState, MAX_LISTED_MISSING}
 use engine::history::{Change, ChangeKind, Chronicle, History, PropertyChange};
 use engine::json::{JsonValue, Natural};
 use engine::status::Status;
-use engine::Record;
+use engine::{Record, TopicKind, TopicMachine};
 use serde_json::{json, Map, Value};
 
 use crate::cut::Point;
 use crate::kcat::DumpRecord;
-
-/// The internal topics, in the order ties are told.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TopicKind {
-    /// The config topic.
-    Config,
-    /// The status topic.
-    Status,
-    /// The offsets topic.
-    Offsets,
-}
-
-impl TopicKind {
-    /// `config`, `status` or `offsets`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Config => "config",
-            Self::Status => "status",
-            Self::Offsets => "offsets",
-        }
-    }
-}
 
 /// Records of one topic in the order they are to be applied (offset order per partition).
 pub type RecordStream<'a> = Box<dyn Iterator<Item = Result<DumpRecord, String>> + 'a>;
@@ -499,15 +477,15 @@ fn key_hash(key: &[u8]) -> u64 {
     hasher.finish()
 }
 
-/// Applies one record; `None` when the machine skipped it.
+/// Applies one record; what it changed (`None` when the machine skipped it).
 fn handle<T: Chronicle>(
     history: &mut History<T>,
     record: engine::Record<'_>,
 ) -> Result<Option<Vec<Change>>, HistoryError> {
-    let (outcome, changes) = history
-        .apply(record)
+    history
+        .handle_record(record)
         .map_err(|e| HistoryError::Input(e.to_string()))?;
-    Ok(outcome.is_applied().then_some(changes))
+    Ok(history.poll_event().and_then(|told| told.changes))
 }
 
 fn run_entry(connector: Option<String>, run: Run) -> Entry {

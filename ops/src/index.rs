@@ -1,9 +1,47 @@
-//! The key index: a topic machine wrapper that remembers where the latest record of every key
-//! lives, so that findings can cite their evidence (`doctor`, `offsets`).
+//! The key index: a layer over a topic machine that remembers where the latest record of every
+//! key lives, so that findings can cite their evidence (`doctor`, `offsets`, `serve`'s
+//! monitor).
 
-use std::collections::BTreeMap;
+use engine::persistent::PMap;
+use engine::{Layer, Record, RecordError, RecordOutcome, TopicMachine};
 
-use engine::{Record, RecordError, RecordOutcome, TopicMachine};
+/// Where the latest record of every key read lives: an immutable value, O(1) to take from an
+/// [`Indexed`] machine and to clone (a persistent map, as the snapshots are).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct KeyIndex {
+    latest: PMap<Vec<u8>, (i32, i64)>,
+}
+
+impl KeyIndex {
+    /// `(partition, offset)` of the latest record read with this key.
+    pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
+        self.latest.get(key.as_bytes()).copied()
+    }
+
+    /// Keys read that start with `prefix`, as text (lossy), each with its latest position.
+    pub fn keys_with_prefix<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (String, (i32, i64))> + 'a {
+        self.latest
+            .range::<[u8], _>((
+                std::ops::Bound::Included(prefix.as_bytes()),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(move |(k, _)| k.starts_with(prefix.as_bytes()))
+            .map(|(k, at)| (String::from_utf8_lossy(k).into_owned(), *at))
+    }
+
+    /// Notes that the latest record of `key` is at `at`.
+    fn note(&mut self, key: &[u8], at: (i32, i64)) {
+        match self.latest.get_mut(key) {
+            Some(latest) => *latest = at,
+            None => {
+                self.latest.insert(key.to_vec(), at);
+            }
+        }
+    }
+}
 
 /// A topic machine that also records, for every key, the partition and offset of its latest
 /// record. Feed it exactly as the machine it wraps.
@@ -11,7 +49,7 @@ use engine::{Record, RecordError, RecordOutcome, TopicMachine};
 pub struct Indexed<M> {
     /// The wrapped machine.
     pub machine: M,
-    latest: BTreeMap<Vec<u8>, (i32, i64)>,
+    index: KeyIndex,
     unindexed: bool,
 }
 
@@ -20,7 +58,7 @@ impl<M> Indexed<M> {
     pub fn new(machine: M) -> Self {
         Self {
             machine,
-            latest: BTreeMap::new(),
+            index: KeyIndex::default(),
             unindexed: false,
         }
     }
@@ -34,64 +72,70 @@ impl<M> Indexed<M> {
         }
     }
 
-    /// `(partition, offset)` of the latest record read with this key.
-    pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
-        self.latest.get(key.as_bytes()).copied()
+    /// The index as it stands (O(1)).
+    pub fn index(&self) -> KeyIndex {
+        self.index.clone()
     }
 
-    /// Keys read that start with `prefix`, as text (lossy), each with its latest position.
-    pub fn keys_with_prefix<'a>(
-        &'a self,
-        prefix: &'a str,
-    ) -> impl Iterator<Item = (String, (i32, i64))> + 'a {
-        self.latest
-            .range(prefix.as_bytes().to_vec()..)
-            .take_while(move |(k, _)| k.starts_with(prefix.as_bytes()))
-            .map(|(k, at)| (String::from_utf8_lossy(k).into_owned(), *at))
+    /// `(partition, offset)` of the latest record read with this key.
+    pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
+        self.index.latest(key)
     }
 }
 
-impl<M: TopicMachine> TopicMachine for Indexed<M> {
-    type Event = M::Event;
-    type Skip = M::Skip;
-    type Snapshot = M::Snapshot;
-    type Diagnostics = M::Diagnostics;
+impl<M: TopicMachine> Layer for Indexed<M> {
+    type Inner = M;
 
-    fn handle_record(
-        &mut self,
-        record: Record<'_>,
-    ) -> Result<RecordOutcome<Self::Skip>, RecordError> {
+    fn inner(&self) -> &M {
+        &self.machine
+    }
+
+    fn inner_mut(&mut self) -> &mut M {
+        &mut self.machine
+    }
+
+    /// The machine handles the record; then its key's latest position is the record's.
+    fn on_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<M::Skip>, RecordError> {
         let outcome = self.machine.handle_record(record)?;
         if let Some(key) = record.key.filter(|_| !self.unindexed) {
-            self.latest
-                .insert(key.to_vec(), (record.partition, record.offset));
+            self.index.note(key, (record.partition, record.offset));
         }
         Ok(outcome)
     }
-    fn mark_caught_up(&mut self) {
-        self.machine.mark_caught_up();
-    }
-    fn is_caught_up(&self) -> bool {
-        self.machine.is_caught_up()
-    }
-    fn poll_event(&mut self) -> Option<Self::Event> {
-        self.machine.poll_event()
-    }
-    fn snapshot(&self) -> Self::Snapshot {
-        self.machine.snapshot()
-    }
-    fn next_fetch_offset(&self, partition: i32) -> i64 {
-        self.machine.next_fetch_offset(partition)
-    }
-    fn diagnostics(&self) -> M::Diagnostics {
-        self.machine.diagnostics()
-    }
-    fn checkpoint(&self) -> Vec<u8> {
-        self.machine.checkpoint()
-    }
-    /// The machine restored; the key index starts empty (checkpoints do not hold it), so it
-    /// covers the records read after.
-    fn restore(bytes: &[u8]) -> Result<Self, engine::checkpoint::CheckpointError> {
-        Ok(Self::new(M::restore(bytes)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::config::ConfigLog;
+
+    #[test]
+    fn the_index_keeps_each_keys_latest_position_and_is_a_value() {
+        let mut indexed = Indexed::new(ConfigLog::new());
+        let value = br#"{"properties":{"tasks.max":"1"}}"#;
+        indexed
+            .handle_record(Record::new(b"connector-a", Some(value), 0))
+            .unwrap();
+        indexed
+            .handle_record(Record::new(b"connector-b", Some(value), 1))
+            .unwrap();
+        let before = indexed.index();
+        indexed
+            .handle_record(Record::new(b"connector-a", Some(value), 2))
+            .unwrap();
+        assert_eq!(before.latest("connector-a"), Some((0, 0)));
+        assert_eq!(indexed.latest("connector-a"), Some((0, 2)));
+        let keys: Vec<String> = indexed
+            .index()
+            .keys_with_prefix("connector-")
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, ["connector-a", "connector-b"]);
+        assert!(indexed.snapshot().contains("a"));
+        let mut unindexed = Indexed::unindexed(ConfigLog::new());
+        unindexed
+            .handle_record(Record::new(b"connector-a", Some(value), 0))
+            .unwrap();
+        assert_eq!(unindexed.latest("connector-a"), None);
     }
 }

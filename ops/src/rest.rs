@@ -318,6 +318,19 @@ pub fn expand_values(query: Option<&str>) -> Option<Vec<String>> {
     asked.then_some(values)
 }
 
+/// A connector's tasks as Connect's REST status lists them (every task status the status topic
+/// holds for it) and the committed ones without a status, ascending; a commit can claim any
+/// count, so at most `limit` of those are taken.
+pub fn task_ids(views: &Views, connector: &str, limit: usize) -> Vec<i32> {
+    let mut ids: std::collections::BTreeSet<i32> = views
+        .status
+        .tasks(connector)
+        .map(|(task, _)| task)
+        .collect();
+    ids.extend(views.config.tasks(connector).take(limit).map(|id| id.task));
+    ids.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

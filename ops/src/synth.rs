@@ -868,7 +868,7 @@ mod tests {
                 RecordOutcome::Applied => {}
                 // The old worker's UNASSIGNED after the rebalance (KAFKA-12525).
                 RecordOutcome::Skipped(StatusSkip::StaleUnassigned) => stale += 1,
-                RecordOutcome::Skipped(other) => panic!("{other:?}"),
+                other => panic!("{other:?}"),
             }
         }
         assert!(stale > 0);

@@ -1,11 +1,12 @@
 //! Topics read to their end: each replayed machine with its key index, the layout the source
 //! showed, and the dump lines skipped.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
+use engine::{TopicKind, TopicMachine};
 
 use crate::index::Indexed;
 use crate::kcat;
@@ -59,5 +60,36 @@ impl<C, S, O> Default for Topics<C, S, O> {
             status: None,
             offsets: None,
         }
+    }
+}
+
+impl<M: TopicMachine> TopicRead<M> {
+    /// The next offset to read of every partition the layout names (the machine's position).
+    pub fn positions(&self) -> BTreeMap<i32, i64> {
+        let partitions: Vec<i32> = match &self.layout {
+            Layout::Described { partitions, .. } => (0..*partitions).collect(),
+            Layout::Dump { partitions_seen } => partitions_seen.iter().copied().collect(),
+        };
+        partitions
+            .into_iter()
+            .map(|p| (p, self.state.next_fetch_offset(p)))
+            .collect()
+    }
+}
+
+impl<C: TopicMachine, S: TopicMachine, O: TopicMachine> Topics<C, S, O> {
+    /// The next offset to read of every partition, per topic read.
+    pub fn positions(&self) -> BTreeMap<TopicKind, BTreeMap<i32, i64>> {
+        let mut positions = BTreeMap::new();
+        if let Some(read) = &self.config {
+            positions.insert(TopicKind::Config, read.positions());
+        }
+        if let Some(read) = &self.status {
+            positions.insert(TopicKind::Status, read.positions());
+        }
+        if let Some(read) = &self.offsets {
+            positions.insert(TopicKind::Offsets, read.positions());
+        }
+        positions
     }
 }

@@ -41,20 +41,21 @@ pub use transport::{
 pub const DEFAULT_WRITE_BUDGET: Duration =
     Duration::from_millis(engine::config::write::WRITE_TIMEOUT_MS);
 
-/// Which internal topic a store reads: decides the creation defaults and the validation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TopicRole {
-    /// `config.storage.topic`: exactly one partition.
-    Config,
-    /// `status.storage.topic` (default 5 partitions).
-    Status,
-    /// `offset.storage.topic` (default 25 partitions).
-    Offsets,
+pub use engine::TopicKind;
+
+/// What a worker's settings say of each internal topic: the store's creation defaults and
+/// the words of Java's validation messages.
+pub trait TopicDefaults {
+    /// The worker setting that names the topic.
+    fn setting(self) -> &'static str;
+    /// What the topic holds, in Java's error messages.
+    fn purpose(self) -> &'static str;
+    /// Java's default partition count.
+    fn default_partitions(self) -> i32;
 }
 
-impl TopicRole {
-    /// The worker setting that names the topic.
-    pub fn setting(self) -> &'static str {
+impl TopicDefaults for TopicKind {
+    fn setting(self) -> &'static str {
         match self {
             Self::Config => "config.storage.topic",
             Self::Status => "status.storage.topic",
@@ -62,8 +63,7 @@ impl TopicRole {
         }
     }
 
-    /// What the topic holds, in Java's error messages.
-    pub fn purpose(self) -> &'static str {
+    fn purpose(self) -> &'static str {
         match self {
             Self::Config => "connector configurations",
             Self::Status => "connector and task statuses",
@@ -71,8 +71,7 @@ impl TopicRole {
         }
     }
 
-    /// Java's default partition count.
-    pub fn default_partitions(self) -> i32 {
+    fn default_partitions(self) -> i32 {
         match self {
             Self::Config => 1,
             Self::Status => 5,
@@ -81,13 +80,22 @@ impl TopicRole {
     }
 }
 
+/// A sink for events nobody reads (a start-up read's, when the caller wants none).
+struct Dropped;
+
+impl<E> Extend<E> for Dropped {
+    fn extend<I: IntoIterator<Item = E>>(&mut self, events: I) {
+        events.into_iter().for_each(drop);
+    }
+}
+
 /// How a store reaches and checks its topic.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreSettings {
     /// The topic name.
     pub topic: String,
-    /// Its role.
-    pub role: TopicRole,
+    /// Which of the internal topics it is.
+    pub kind: TopicKind,
     /// Create the topic when it is missing (as Connect does); otherwise a missing topic is an
     /// error.
     pub create_if_missing: bool,
@@ -104,11 +112,11 @@ pub struct StoreSettings {
 }
 
 impl StoreSettings {
-    /// Settings with Connect's defaults for `topic` in `role`.
-    pub fn new(topic: impl Into<String>, role: TopicRole) -> Self {
+    /// Settings with Connect's defaults for `topic`, which is the `kind` topic.
+    pub fn new(topic: impl Into<String>, kind: TopicKind) -> Self {
         Self {
             topic: topic.into(),
-            role,
+            kind,
             create_if_missing: true,
             partitions: None,
             replication_factor: None,
@@ -289,11 +297,23 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         &self.settings
     }
 
-    /// Ensures the topic, reads it to the end without events and marks the machine caught up.
-    /// Call once, before anything else.
+    /// Ensures the topic, reads it to the end and marks the machine caught up. Call once,
+    /// before anything else. What the machine queued while it read (nothing, for a machine
+    /// that reports only once caught up, as Java's stores do) is dropped: see
+    /// [`start_into`](Self::start_into).
     pub async fn start(&mut self) -> Result<(), StoreError> {
+        self.start_into(&mut Dropped).await
+    }
+
+    /// [`start`](Self::start), handing every event the machine queues while it reads to
+    /// `events` as it is drained (a machine that reports from its first record, such as a
+    /// history, over a large topic: its events need not be held at once).
+    pub async fn start_into(
+        &mut self,
+        events: &mut impl Extend<M::Event>,
+    ) -> Result<(), StoreError> {
         self.ensure_topic().await?;
-        self.read_to_end().await?;
+        self.read_to_end_into(events).await?;
         self.machine.mark_caught_up();
         Ok(())
     }
@@ -305,8 +325,8 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
             None if s.create_if_missing => {
                 let mut configs = s.topic_configs.clone();
                 configs.insert("cleanup.policy".into(), "compact".into());
-                let partitions = match s.role {
-                    TopicRole::Config => 1,
+                let partitions = match s.kind {
+                    TopicKind::Config => 1,
                     role => s.partitions.unwrap_or(role.default_partitions()),
                 };
                 self.transport
@@ -327,7 +347,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                     if tokio::time::Instant::now() >= deadline {
                         return Err(StoreError::MissingTopic {
                             topic: s.topic.clone(),
-                            setting: s.role.setting(),
+                            setting: s.kind.setting(),
                         });
                     }
                     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -336,11 +356,11 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
             None => {
                 return Err(StoreError::MissingTopic {
                     topic: s.topic.clone(),
-                    setting: s.role.setting(),
+                    setting: s.kind.setting(),
                 })
             }
         };
-        validate_topic(&s.topic, s.role, &description)
+        validate_topic(&s.topic, s.kind, &description)
     }
 
     /// Reads every partition to the end offsets sampled now, applying each record, and returns
@@ -350,6 +370,16 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
     /// fetched (a transport that reads on another thread, as the Kafka one does, reads it
     /// meanwhile); it is used only if the read goes on where it starts, and dropped otherwise.
     pub async fn read_to_end(&mut self) -> Result<Vec<M::Event>, StoreError> {
+        let mut events = Vec::new();
+        self.read_to_end_into(&mut events).await?;
+        Ok(events)
+    }
+
+    /// [`read_to_end`](Self::read_to_end), handing each event to `events` as it is drained.
+    pub async fn read_to_end_into(
+        &mut self,
+        events: &mut impl Extend<M::Event>,
+    ) -> Result<(), StoreError> {
         let ends = self.transport.end_offsets(&self.settings.topic).await?;
         for (&partition, &end) in &ends {
             let position = self.position(partition);
@@ -376,7 +406,6 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
             max_records: settings.fetch_max_records,
         };
         let mut ahead: Option<Prefetch<'_>> = None;
-        let mut events = Vec::new();
         let mut last = None;
         // Partitions in turn, one batch each, from the one after the last fetched.
         while let Some((partition, position, end)) =
@@ -425,7 +454,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                 });
             }
         }
-        Ok(events)
+        Ok(())
     }
 
     /// The next offset to read of every partition read so far (what the store fetched past,
@@ -519,7 +548,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
 /// partition for the config topic.
 pub fn validate_topic(
     topic: &str,
-    role: TopicRole,
+    kind: TopicKind,
     description: &TopicDescription,
 ) -> Result<(), StoreError> {
     let policies: std::collections::BTreeSet<&str> = description
@@ -537,12 +566,12 @@ pub fn validate_topic(
              result in eventually losing {purpose} and problems restarting this Connect cluster \
              in the future. Change the '{setting}' property in the Connect worker configurations \
              to use a topic with 'cleanup.policy=compact'.",
-            setting = role.setting(),
-            purpose = role.purpose(),
+            setting = kind.setting(),
+            purpose = kind.purpose(),
             found = found.join(","),
         )));
     }
-    if role == TopicRole::Config && description.partitions > 1 {
+    if kind == TopicKind::Config && description.partitions > 1 {
         return Err(StoreError::InvalidTopic(format!(
             "Topic '{topic}' supplied via the 'config.storage.topic' property is required to have \
              a single partition in order to guarantee consistency of connector configurations, \

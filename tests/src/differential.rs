@@ -10,7 +10,7 @@ use std::fmt;
 use engine::config::{ConfigLog, ConfigSkip, EventJson, SnapshotJson};
 use engine::offsets::{OffsetLog, OffsetSnapshotJson, OffsetsSkip};
 use engine::status::{StatusLog, StatusSkip, StatusSnapshotJson};
-use engine::{Record, RecordOutcome, TopicMachine};
+use engine::{Record, RecordOutcome};
 
 use crate::oracle::{Case, CaseRecord, JavaAnswer, Json, Oracle, Phase, Topic};
 
@@ -164,7 +164,7 @@ fn feed<M>(
     mut observe: impl FnMut(&M),
 ) -> (M, Vec<M::Event>, Vec<Outcome>)
 where
-    M: TopicMachine + Default,
+    M: engine::Restore + Default,
     M::Skip: SkipFacts,
 {
     let mut machine = M::default();
@@ -204,8 +204,9 @@ where
             observe(&machine);
         }
         let skip = match &outcome {
-            RecordOutcome::Applied => None,
             RecordOutcome::Skipped(s) => Some(s),
+            // A bare machine withholds nothing (only layers do).
+            RecordOutcome::Applied | RecordOutcome::Withheld => None,
         };
         outcomes.push(Outcome {
             partition: r.partition,

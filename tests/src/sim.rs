@@ -12,7 +12,7 @@ use connect_state_memory::{
 };
 use connect_state_store::{
     FetchedBatch, FetchedRecord, NewTopic, ProduceMode, Store, StoreSettings, TopicDescription,
-    TopicRole, Transport, TransportError,
+    TopicKind, Transport, TransportError,
 };
 use engine::{ProducerRecord, TopicMachine};
 
@@ -34,10 +34,10 @@ pub fn cluster(seed: u64, topic: &str, config: TopicConfig) -> Arc<Mutex<MemoryC
 /// A store of a fresh `M` reading `topic` through `transport`.
 pub fn store<M: TopicMachine + Default, T: Transport>(
     topic: &str,
-    role: TopicRole,
+    kind: TopicKind,
     transport: Arc<T>,
 ) -> Store<M, T> {
-    Store::new(StoreSettings::new(topic, role), transport, M::default())
+    Store::new(StoreSettings::new(topic, kind), transport, M::default())
 }
 
 /// The locked cluster.
@@ -236,8 +236,8 @@ pub struct SimSpec {
     pub seed: u64,
     /// The topic, created compacted.
     pub topic: &'static str,
-    /// Its role (the stores' settings).
-    pub role: TopicRole,
+    /// Which topic it is (the stores' settings).
+    pub kind: TopicKind,
     /// Its partitions.
     pub partitions: i32,
     /// Records per segment (smaller: more cleaning).
@@ -278,10 +278,10 @@ impl<M: TopicMachine + Default> Sim<M> {
             TopicConfig::compacted(spec.partitions).with_segment_records(spec.segment_records);
         let cluster = cluster(spec.seed, spec.topic, config);
         let writer_transport = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
-        let mut writer = store(spec.topic, spec.role, Arc::clone(&writer_transport));
+        let mut writer = store(spec.topic, spec.kind, Arc::clone(&writer_transport));
         runtime.block_on(writer.start()).expect("the writer starts");
         let reader_transport = reader_transport(&cluster, spec.fetch_size, spec.fetch_fault);
-        let reader = store(spec.topic, spec.role, Arc::clone(&reader_transport));
+        let reader = store(spec.topic, spec.kind, Arc::clone(&reader_transport));
         Self {
             runtime,
             spec,

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use connect_state_memory::{FetchFault, MemoryCluster, MemoryTransport, ProduceFault, TopicConfig};
-use connect_state_store::{ConfigStore, StoreSettings, TopicRole};
+use connect_state_store::{ConfigStore, StoreSettings, TopicKind};
 use engine::config::write::{self, put_task_configs};
 use engine::config::{ConfigLog, ConfigSnapshot, SnapshotJson};
 
@@ -61,7 +61,7 @@ pub fn cluster(seed: u64, config: TopicConfig) -> Arc<Mutex<MemoryCluster>> {
 
 /// A config store reading [`TOPIC`] through `transport`.
 pub fn store(transport: MemoryTransport) -> ConfigStore<MemoryTransport> {
-    crate::sim::store(TOPIC, TopicRole::Config, Arc::new(transport))
+    crate::sim::store(TOPIC, TopicKind::Config, Arc::new(transport))
 }
 
 /// Runs `f` on the locked cluster.
@@ -120,7 +120,7 @@ pub fn execute(run: &Run) -> Outcome {
                 // A restart point: a checkpoint of the tail reader, restored and reading on.
                 let machine = ConfigLog::restore(&tail.machine().checkpoint()).unwrap();
                 let mut r = ConfigStore::new(
-                    StoreSettings::new(TOPIC, TopicRole::Config),
+                    StoreSettings::new(TOPIC, TopicKind::Config),
                     Arc::new(MemoryTransport::new(cluster.clone())),
                     machine,
                 );

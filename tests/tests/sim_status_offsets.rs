@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use connect_state_memory::{FetchFault, MemoryCluster, MemoryTransport, TopicConfig};
 use connect_state_ops::rest::Answer;
-use connect_state_store::{FetchedRecord, Store, TopicRole};
+use connect_state_store::{FetchedRecord, Store, TopicKind};
 use engine::json::{JsonObject, JsonValue};
 use engine::offsets::{
     default_partition, kip875, offset_key, offset_value, OffsetEvent, OffsetLog, OffsetSnapshot,
@@ -429,7 +429,7 @@ fn status_sim(
     Sim::new(SimSpec {
         seed,
         topic: STATUS_TOPIC,
-        role: TopicRole::Status,
+        kind: TopicKind::Status,
         partitions: STATUS_PARTITIONS,
         segment_records,
         fetch_size,
@@ -1148,7 +1148,7 @@ fn run_offsets(run: &OffsetsRun) -> OffsetsOutcome {
     let mut sim: Sim<OffsetLog> = Sim::new(SimSpec {
         seed: run.seed,
         topic: OFFSETS_TOPIC,
-        role: TopicRole::Offsets,
+        kind: TopicKind::Offsets,
         partitions: OFFSETS_PARTITIONS,
         segment_records: run.segment_records,
         fetch_size: run.fetch_size,
@@ -1435,7 +1435,7 @@ fn status_hand_written_scenario() {
         let cluster = new_cluster(7, STATUS_TOPIC, STATUS_PARTITIONS, 16);
         let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
         let mut writer: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&wt));
+            store(STATUS_TOPIC, TopicKind::Status, Arc::clone(&wt));
         writer.start().await.unwrap();
         let mut log = LogCapture::default();
 
@@ -1472,7 +1472,7 @@ fn status_hand_written_scenario() {
 
         let rt = reader_transport(&cluster, 1, FetchFault::CleanRandomly { probability: 0.0 });
         let mut reader: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&rt));
+            store(STATUS_TOPIC, TopicKind::Status, Arc::clone(&rt));
         reader.start().await.unwrap();
         assert_eq!(reader.machine().snapshot().task(c, 0), Some(&running(w1, 2)));
         let skipped = reader.machine().diagnostics();
@@ -1487,7 +1487,7 @@ fn status_hand_written_scenario() {
         // the stale UNASSIGNED (Java behaves the same; the filter is not compaction-stable).
         roll_and_clean(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
         let fresh_t = reader_transport(&cluster, 1, FetchFault::CleanAll);
-        let mut fresh: Store<StatusLog, _> = store(STATUS_TOPIC, TopicRole::Status, fresh_t);
+        let mut fresh: Store<StatusLog, _> = store(STATUS_TOPIC, TopicKind::Status, fresh_t);
         fresh.start().await.unwrap();
         assert_eq!(fresh.machine().snapshot().task(c, 0), Some(&status(Unassigned, w2, 1)));
 
@@ -1566,7 +1566,7 @@ fn status_hand_written_scenario() {
         roll_and_clean(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
         let mut late: Store<StatusLog, _> = store(
             STATUS_TOPIC,
-            TopicRole::Status,
+            TopicKind::Status,
             reader_transport(&cluster, 3, FetchFault::CleanAll),
         );
         late.start().await.unwrap();
@@ -1586,7 +1586,7 @@ fn active_topics_hand_written_scenario() {
         let cluster = new_cluster(11, STATUS_TOPIC, STATUS_PARTITIONS, 4);
         let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
         let mut writer: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&wt));
+            store(STATUS_TOPIC, TopicKind::Status, Arc::clone(&wt));
         writer.start().await.unwrap();
         let mut log = LogCapture::default();
 
@@ -1624,7 +1624,7 @@ fn active_topics_hand_written_scenario() {
 
         let rt = reader_transport(&cluster, 2, FetchFault::CleanAll);
         let mut reader: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&rt));
+            store(STATUS_TOPIC, TopicKind::Status, Arc::clone(&rt));
         reader.start().await.unwrap();
         let active = reader.machine().snapshot().active_topics(SINK, &tracking).unwrap();
         assert_eq!(
@@ -1726,7 +1726,7 @@ fn offsets_hand_written_scenario() {
         let cluster = new_cluster(3, OFFSETS_TOPIC, OFFSETS_PARTITIONS, 2);
         let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
         let mut writer: Store<OffsetLog, _> =
-            store(OFFSETS_TOPIC, TopicRole::Offsets, Arc::clone(&wt));
+            store(OFFSETS_TOPIC, TopicKind::Offsets, Arc::clone(&wt));
         writer.start().await.unwrap();
         let mut log = LogCapture::default();
         let key = |c: &str, members: &[(&str, JsonValue)]| {
@@ -1761,7 +1761,7 @@ fn offsets_hand_written_scenario() {
 
         let rt = reader_transport(&cluster, 1, FetchFault::CleanRandomly { probability: 0.5 });
         let mut reader: Store<OffsetLog, _> =
-            store(OFFSETS_TOPIC, TopicRole::Offsets, Arc::clone(&rt));
+            store(OFFSETS_TOPIC, TopicKind::Offsets, Arc::clone(&rt));
         reader.start().await.unwrap();
         let snap = reader.machine().snapshot();
         let data: BTreeMap<Vec<u8>, (i32, Vec<u8>)> = snap
@@ -1952,7 +1952,7 @@ fn connector_tombstone_on_a_later_partition_drops_a_newer_task_status() {
         let cluster = new_cluster(5, STATUS_TOPIC, STATUS_PARTITIONS, 16);
         let wt = Arc::new(MemoryTransport::new(Arc::clone(&cluster)));
         let mut writer: Store<StatusLog, _> =
-            store(STATUS_TOPIC, TopicRole::Status, Arc::clone(&wt));
+            store(STATUS_TOPIC, TopicKind::Status, Arc::clone(&wt));
         writer.start().await.unwrap();
         let put = |connector: Option<i32>, generation| match connector {
             None => StatusUpdate::for_connector(c, Running, "w1:8083", generation).record(),
@@ -1978,7 +1978,7 @@ fn connector_tombstone_on_a_later_partition_drops_a_newer_task_status() {
 
         let mut reader: Store<StatusLog, _> = store(
             STATUS_TOPIC,
-            TopicRole::Status,
+            TopicKind::Status,
             Arc::new(MemoryTransport::new(Arc::clone(&cluster))),
         );
         reader.start().await.unwrap();
@@ -1989,7 +1989,7 @@ fn connector_tombstone_on_a_later_partition_drops_a_newer_task_status() {
         roll_and_clean(&cluster, STATUS_TOPIC, STATUS_PARTITIONS);
         let mut fresh: Store<StatusLog, _> = store(
             STATUS_TOPIC,
-            TopicRole::Status,
+            TopicKind::Status,
             Arc::new(MemoryTransport::new(Arc::clone(&cluster))),
         );
         fresh.start().await.unwrap();

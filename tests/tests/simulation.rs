@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use connect_state_memory::{Isolation, MemoryTransport, ProduceFault, TopicConfig};
-use connect_state_store::{ConfigStore, StoreError, StoreSettings, TopicRole};
+use connect_state_store::{ConfigStore, StoreError, StoreSettings, TopicKind};
 use connect_state_tests::ops::op;
 use connect_state_tests::simulation::{
     batches, check_properties, cluster, execute, json, runtime, store, with_cluster, Run, TOPIC,
@@ -218,7 +218,7 @@ fn checkpoint_older_than_tombstone_retention_is_refused() {
         // Restored blindly, the deleted connector comes back...
         let stale = ConfigLog::restore(&checkpoint).unwrap();
         let mut resurrected = ConfigStore::new(
-            StoreSettings::new(TOPIC, TopicRole::Config),
+            StoreSettings::new(TOPIC, TopicKind::Config),
             Arc::new(MemoryTransport::new(cluster.clone())),
             stale,
         );

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use connect_state_memory::{MemoryCluster, MemoryTransport, TopicConfig};
 use connect_state_store::{
     ConfigStore, FetchedBatch, NewTopic, ProduceMode, Store, StoreError, StoreSettings,
-    TopicDescription, TopicRole, Transport, TransportError,
+    TopicDescription, TopicKind, Transport, TransportError,
 };
 use engine::config::write;
 use engine::config::ConfigLog;
@@ -28,13 +28,13 @@ fn start_creates_missing_topics_as_connect_does() {
         let cluster = memory();
         let transport = Arc::new(MemoryTransport::new(cluster.clone()));
         let mut config = ConfigStore::new(
-            StoreSettings::new("cfg", TopicRole::Config),
+            StoreSettings::new("cfg", TopicKind::Config),
             transport.clone(),
             ConfigLog::new(),
         );
         config.start().await.unwrap();
         let mut offsets = Store::new(
-            StoreSettings::new("off", TopicRole::Offsets),
+            StoreSettings::new("off", TopicKind::Offsets),
             transport.clone(),
             OffsetLog::new(),
         );
@@ -66,7 +66,7 @@ fn java_refuses_bad_topics_with_its_messages() {
         }
         let transport = Arc::new(MemoryTransport::new(cluster));
         let error = ConfigStore::new(
-            StoreSettings::new("deleting", TopicRole::Config),
+            StoreSettings::new("deleting", TopicKind::Config),
             transport.clone(),
             ConfigLog::new(),
         )
@@ -84,7 +84,7 @@ fn java_refuses_bad_topics_with_its_messages() {
              'cleanup.policy=compact'."
         );
         let error = ConfigStore::new(
-            StoreSettings::new("wide", TopicRole::Config),
+            StoreSettings::new("wide", TopicKind::Config),
             transport.clone(),
             ConfigLog::new(),
         )
@@ -98,7 +98,7 @@ fn java_refuses_bad_topics_with_its_messages() {
              found 3 partitions."
         );
         let error = Store::new(
-            StoreSettings::new("both", TopicRole::Offsets),
+            StoreSettings::new("both", TopicKind::Offsets),
             transport.clone(),
             OffsetLog::new(),
         )
@@ -115,7 +115,7 @@ fn java_refuses_bad_topics_with_its_messages() {
             error.to_string().contains("source connector offsets"),
             "{error}"
         );
-        let mut settings = StoreSettings::new("absent", TopicRole::Status);
+        let mut settings = StoreSettings::new("absent", TopicKind::Status);
         settings.create_if_missing = false;
         let error = Store::new(settings, transport, engine::status::StatusLog::new())
             .start()
@@ -175,7 +175,7 @@ impl Transport for Frozen {
 #[test]
 fn a_write_that_outlives_its_budget_fails_with_javas_message() {
     runtime().block_on(async {
-        let mut settings = StoreSettings::new("cfg", TopicRole::Config);
+        let mut settings = StoreSettings::new("cfg", TopicKind::Config);
         settings.write_budget = Duration::from_millis(20);
         let mut store = ConfigStore::new(
             settings,
@@ -202,7 +202,7 @@ fn a_write_that_outlives_its_budget_fails_with_javas_message() {
 fn a_partition_that_does_not_progress_is_an_error_not_a_hang() {
     runtime().block_on(async {
         let mut store = ConfigStore::new(
-            StoreSettings::new("cfg", TopicRole::Config),
+            StoreSettings::new("cfg", TopicKind::Config),
             Arc::new(Frozen {
                 end: 5,
                 produce_hangs: false,
@@ -231,7 +231,7 @@ fn offsets_written_and_read_back_through_the_same_store_code() {
         let cluster = memory();
         let transport = Arc::new(MemoryTransport::new(cluster.clone()));
         let mut writer = Store::new(
-            StoreSettings::new("off", TopicRole::Offsets),
+            StoreSettings::new("off", TopicKind::Offsets),
             transport.clone(),
             OffsetLog::new(),
         );
@@ -257,7 +257,7 @@ fn offsets_written_and_read_back_through_the_same_store_code() {
             engine::offsets::default_partition(&record.key, 25)
         );
         let mut reader = Store::new(
-            StoreSettings::new("off", TopicRole::Offsets),
+            StoreSettings::new("off", TopicKind::Offsets),
             transport,
             OffsetLog::new(),
         );
@@ -272,7 +272,7 @@ fn progress_observer_sees_every_batch_up_to_the_end() {
         let cluster = memory();
         let transport = Arc::new(MemoryTransport::new(cluster.clone()).with_max_fetch_records(3));
         let mut writer = Store::new(
-            StoreSettings::new("off", TopicRole::Offsets),
+            StoreSettings::new("off", TopicKind::Offsets),
             transport.clone(),
             OffsetLog::new(),
         );
@@ -295,7 +295,7 @@ fn progress_observer_sees_every_batch_up_to_the_end() {
             .unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let mut reader = Store::new(
-            StoreSettings::new("off", TopicRole::Offsets),
+            StoreSettings::new("off", TopicKind::Offsets),
             transport,
             OffsetLog::new(),
         );
@@ -378,7 +378,7 @@ fn a_topic_that_now_ends_below_what_was_read_is_reported_not_read_as_new() {
     runtime().block_on(async {
         let transport = Arc::new(Movable { end: Mutex::new(5) });
         let mut store = ConfigStore::new(
-            StoreSettings::new("cfg", TopicRole::Config),
+            StoreSettings::new("cfg", TopicKind::Config),
             transport.clone(),
             ConfigLog::new(),
         );
@@ -430,7 +430,7 @@ fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice
         let log = Arc::new(Mutex::new(Vec::new()));
         let logged = Arc::new(Recording::new(transport).noting_fetches_in(log.clone()));
         let mut reader = Store::new(
-            StoreSettings::new("off", TopicRole::Offsets),
+            StoreSettings::new("off", TopicKind::Offsets),
             logged,
             OffsetLog::new(),
         );

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
-use connect_state_store::{Store, StoreSettings, TopicRole};
+use connect_state_store::{Store, StoreSettings, TopicKind};
 use engine::config::write;
 use engine::config::{ConfigLog, TargetState};
 use engine::Record;
@@ -50,7 +50,7 @@ fn transport(bootstrap: &str) -> Arc<KafkaTransport> {
 
 async fn read_config(transport: Arc<KafkaTransport>, topic: &str) -> ConfigLog {
     let mut store = Store::new(
-        StoreSettings::new(topic, TopicRole::Config),
+        StoreSettings::new(topic, TopicKind::Config),
         transport,
         ConfigLog::new(),
     );
@@ -113,7 +113,7 @@ async fn a_confluent_kafka_dump_of_our_writes_replays_to_our_state() {
     mock.create_topic("configs", 1, 1).unwrap();
     let transport = transport(&mock.bootstrap_servers());
     let mut writer = Store::new(
-        StoreSettings::new("configs", TopicRole::Config),
+        StoreSettings::new("configs", TopicKind::Config),
         transport,
         ConfigLog::new(),
     );

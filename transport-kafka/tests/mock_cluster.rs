@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
 use connect_state_store::{
-    ProduceMode, Store, StoreSettings, TopicRole, Transport, TransportError,
+    ProduceMode, Store, StoreSettings, TopicKind, Transport, TransportError,
 };
 use engine::config::write;
 use engine::config::ConfigLog;
@@ -43,9 +43,9 @@ fn record(key: &str, value: Option<&str>) -> ProducerRecord {
 async fn caught_up<M: engine::TopicMachine + Default>(
     transport: Arc<KafkaTransport>,
     topic: &str,
-    role: TopicRole,
+    kind: TopicKind,
 ) -> Store<M, KafkaTransport> {
-    let mut store = Store::new(StoreSettings::new(topic, role), transport, M::default());
+    let mut store = Store::new(StoreSettings::new(topic, kind), transport, M::default());
     store.read_to_end().await.expect("read to end");
     store.machine_mut().mark_caught_up();
     store
@@ -56,7 +56,7 @@ async fn config_writes_read_back_with_tombstones() {
     let mock = MockCluster::new(1).unwrap();
     mock.create_topic("configs", 1, 1).unwrap();
     let transport = transport(&mock, false);
-    let mut writer = caught_up::<ConfigLog>(transport.clone(), "configs", TopicRole::Config).await;
+    let mut writer = caught_up::<ConfigLog>(transport.clone(), "configs", TopicKind::Config).await;
     writer
         .execute(
             &write::put_connector_config("c", [("k", Some("v"))], None),
@@ -85,7 +85,7 @@ async fn config_writes_read_back_with_tombstones() {
         .await
         .unwrap();
 
-    let reader = caught_up::<ConfigLog>(transport, "configs", TopicRole::Config).await;
+    let reader = caught_up::<ConfigLog>(transport, "configs", TopicKind::Config).await;
     let snapshot = reader.machine().snapshot();
     assert_eq!(snapshot, writer.machine().snapshot());
     assert_eq!(snapshot.tasks("c").len(), 2);
@@ -103,7 +103,7 @@ async fn empty_and_multi_partition_topics() {
     mock.create_topic("empty", 3, 1).unwrap();
     mock.create_topic("offsets", 25, 1).unwrap();
     let transport = transport(&mock, false);
-    let empty = caught_up::<StatusLog>(transport.clone(), "empty", TopicRole::Status).await;
+    let empty = caught_up::<StatusLog>(transport.clone(), "empty", TopicKind::Status).await;
     assert_eq!(empty.machine().snapshot().connectors().count(), 0);
 
     let records: Vec<ProducerRecord> = (0..40)
@@ -130,7 +130,7 @@ async fn empty_and_multi_partition_topics() {
         .produce("offsets", &[tombstone], ProduceMode::Plain)
         .await
         .unwrap();
-    let reader = caught_up::<OffsetLog>(transport, "offsets", TopicRole::Offsets).await;
+    let reader = caught_up::<OffsetLog>(transport, "offsets", TopicKind::Offsets).await;
     assert_eq!(reader.machine().snapshot().len(), 39);
 }
 
@@ -139,7 +139,7 @@ async fn transactional_leader_writes() {
     let mock = MockCluster::new(1).unwrap();
     mock.create_topic("configs", 1, 1).unwrap();
     let transport = transport(&mock, true);
-    let mut leader = caught_up::<ConfigLog>(transport.clone(), "configs", TopicRole::Config).await;
+    let mut leader = caught_up::<ConfigLog>(transport.clone(), "configs", TopicKind::Config).await;
     leader
         .execute(
             &write::put_connector_config("c", [("k", Some("v"))], None),
@@ -154,7 +154,7 @@ async fn transactional_leader_writes() {
         )
         .await
         .unwrap();
-    let reader = caught_up::<ConfigLog>(transport, "configs", TopicRole::Config).await;
+    let reader = caught_up::<ConfigLog>(transport, "configs", TopicKind::Config).await;
     let snapshot = reader.machine().snapshot();
     assert_eq!(snapshot.tasks("c").len(), 1);
     // Transaction markers take offsets: the reader's position moved past them.
@@ -179,7 +179,7 @@ async fn a_broker_outage_mid_read_ends_in_success_after_recovery() {
         .await
         .unwrap();
     let mut store = Store::new(
-        StoreSettings::new("status", TopicRole::Status),
+        StoreSettings::new("status", TopicKind::Status),
         transport,
         StatusLog::new(),
     );
@@ -249,7 +249,7 @@ async fn a_broker_outage_mid_write_ends_in_success_after_recovery() {
     let mock = MockCluster::new(1).unwrap();
     mock.create_topic("configs", 1, 1).unwrap();
     let transport = transport(&mock, false);
-    let mut writer = caught_up::<ConfigLog>(transport.clone(), "configs", TopicRole::Config).await;
+    let mut writer = caught_up::<ConfigLog>(transport.clone(), "configs", TopicKind::Config).await;
     mock.broker_down(1).unwrap();
     let up = async {
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -262,7 +262,7 @@ async fn a_broker_outage_mid_write_ends_in_success_after_recovery() {
         1,
         "the config was written and read back once"
     );
-    let reader = caught_up::<ConfigLog>(transport, "configs", TopicRole::Config).await;
+    let reader = caught_up::<ConfigLog>(transport, "configs", TopicKind::Config).await;
     assert_eq!(
         reader.machine().snapshot().offset(),
         1,

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
 use connect_state_store::{
-    ConfigStore, NewTopic, ProduceMode, Store, StoreError, StoreSettings, TopicRole, Transport,
+    ConfigStore, NewTopic, ProduceMode, Store, StoreError, StoreSettings, TopicKind, Transport,
 };
 use engine::config::write;
 use engine::config::ConfigLog;
@@ -41,14 +41,14 @@ fn unique(prefix: &str) -> String {
     format!("{prefix}-{nanos}")
 }
 
-/// A store of `topic` in `role`, started (the topic created as Connect creates it).
+/// A store of `topic` of kind `kind`, started (the topic created as Connect creates it).
 async fn started<M: engine::TopicMachine + Default>(
     transport: &Arc<KafkaTransport>,
     topic: &str,
-    role: TopicRole,
+    kind: TopicKind,
 ) -> Store<M, KafkaTransport> {
     let mut store = Store::new(
-        StoreSettings::new(topic, role),
+        StoreSettings::new(topic, kind),
         transport.clone(),
         M::default(),
     );
@@ -61,9 +61,9 @@ async fn started<M: engine::TopicMachine + Default>(
 async fn topics_are_created_and_validated_through_the_admin_api() {
     let transport = transport();
     let (config, status, offsets) = (unique("cfg"), unique("status"), unique("offsets"));
-    started::<ConfigLog>(&transport, &config, TopicRole::Config).await;
-    started::<StatusLog>(&transport, &status, TopicRole::Status).await;
-    started::<OffsetLog>(&transport, &offsets, TopicRole::Offsets).await;
+    started::<ConfigLog>(&transport, &config, TopicKind::Config).await;
+    started::<StatusLog>(&transport, &status, TopicKind::Status).await;
+    started::<OffsetLog>(&transport, &offsets, TopicKind::Offsets).await;
     for (topic, partitions) in [(&config, 1), (&status, 5), (&offsets, 25)] {
         let description = transport.describe_topic(topic).await.unwrap().unwrap();
         assert_eq!(description.partitions, partitions, "{topic}");
@@ -81,7 +81,7 @@ async fn topics_are_created_and_validated_through_the_admin_api() {
         .await
         .unwrap();
     let error = ConfigStore::new(
-        StoreSettings::new(&deleting, TopicRole::Config),
+        StoreSettings::new(&deleting, TopicKind::Config),
         transport.clone(),
         ConfigLog::new(),
     )
@@ -93,7 +93,7 @@ async fn topics_are_created_and_validated_through_the_admin_api() {
         "{error}"
     );
     let error = ConfigStore::new(
-        StoreSettings::new(&status, TopicRole::Config),
+        StoreSettings::new(&status, TopicKind::Config),
         transport.clone(),
         ConfigLog::new(),
     )
@@ -104,7 +104,7 @@ async fn topics_are_created_and_validated_through_the_admin_api() {
         error.to_string().contains("but found 5 partitions"),
         "{error}"
     );
-    let mut settings = StoreSettings::new(unique("absent"), TopicRole::Config);
+    let mut settings = StoreSettings::new(unique("absent"), TopicKind::Config);
     settings.create_if_missing = false;
     let error = ConfigStore::new(settings, transport, ConfigLog::new())
         .start()
@@ -118,7 +118,7 @@ async fn topics_are_created_and_validated_through_the_admin_api() {
 async fn a_second_independent_reader_sees_what_the_writer_holds() {
     let topic = unique("cfg");
     let mut writer = ConfigStore::new(
-        StoreSettings::new(&topic, TopicRole::Config),
+        StoreSettings::new(&topic, TopicKind::Config),
         transport(),
         ConfigLog::new(),
     );
@@ -155,7 +155,7 @@ async fn a_second_independent_reader_sees_what_the_writer_holds() {
         .unwrap();
     // A second reader, with its own clients.
     let mut reader = ConfigStore::new(
-        StoreSettings::new(&topic, TopicRole::Config),
+        StoreSettings::new(&topic, TopicKind::Config),
         transport(),
         ConfigLog::new(),
     );
@@ -171,7 +171,7 @@ async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
     let transport = transport();
     // Segments roll after 100 ms and the cleaner takes any dirty segment, so the broker's own
     // LogCleaner compacts the topic within seconds.
-    let mut settings = StoreSettings::new(&topic, TopicRole::Offsets);
+    let mut settings = StoreSettings::new(&topic, TopicKind::Offsets);
     settings.partitions = Some(1);
     for (k, v) in [
         ("segment.ms", "100"),
@@ -239,7 +239,7 @@ async fn a_topic_compacted_by_the_broker_reads_to_the_same_state() {
         "the broker did not compact within a minute ({surviving} of {written} records left)"
     );
     let mut reader = Store::new(
-        StoreSettings::new(&topic, TopicRole::Offsets),
+        StoreSettings::new(&topic, TopicKind::Offsets),
         transport,
         OffsetLog::new(),
     );

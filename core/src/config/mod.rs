@@ -37,12 +37,12 @@ pub use skip::{ConfigSkip, ConfigSkipKind};
 pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
-use crate::checkpoint::TopicKind;
 use crate::json::PropertiesRead;
 use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PMap;
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
+use crate::TopicKind;
 use crate::{Record, RecordOutcome};
 use keys::ConfigKey;
 use snapshot::Tables;

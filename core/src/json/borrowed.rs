@@ -16,7 +16,7 @@ use alloc::vec::{self, Vec};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::read::name_order;
-use super::value::Token;
+use super::tokens::Token;
 use super::{JsonObject, JsonValue};
 
 /// An object's members in document order, repeated names included.
@@ -73,7 +73,7 @@ pub(crate) fn sorted_order(members: &Members<'_>) -> Vec<usize> {
 
 /// An object's members as the sorted map Java holds, for serde: written exactly as the
 /// [`JsonObject`] that [`Value::into_owned`] would give (names in order, each once, values in
-/// [`JsonValue`]'s flat token form), without building it. The offsets topic hashes every key's
+/// the checkpoint's flat token form, [`super::Tokens`]), without building it. The offsets topic hashes every key's
 /// partition in this form.
 pub(crate) struct SortedObject<'v, 'a>(pub(crate) &'v Members<'a>);
 
@@ -88,7 +88,8 @@ impl Serialize for SortedObject<'_, '_> {
     }
 }
 
-/// A value in [`JsonValue`]'s serde form: its tokens in pre-order, objects sorted.
+/// A value in the checkpoint's token form ([`super::Tokens`]): its tokens in pre-order,
+/// objects sorted.
 struct Tokens<'v, 'a>(&'v Value<'a>);
 
 /// A value still to write as tokens: read by the reader, or (inside a scalar, which the reader
@@ -416,6 +417,8 @@ mod tests {
             };
             let config = bincode::config::standard();
             let borrowed = bincode::serde::encode_to_vec(SortedObject(&members), config).unwrap();
+            let map: alloc::collections::BTreeMap<&str, crate::json::Tokens<&JsonValue>> =
+                map.iter().map(|(k, v)| (k.as_str(), crate::json::Tokens(v))).collect();
             let owned = bincode::serde::encode_to_vec(&map, config).unwrap();
             prop_assert_eq!(borrowed, owned);
         }

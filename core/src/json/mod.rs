@@ -22,6 +22,7 @@
 mod borrowed;
 pub mod java_map;
 pub mod read;
+mod tokens;
 pub mod value;
 pub mod write;
 
@@ -31,5 +32,6 @@ pub(crate) use read::{
     PropertiesRead, Top,
 };
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
-pub use value::{JavaDouble, JsonObject, JsonValue, Natural, JAVA_DOUBLE, MAX_DEPTH};
-pub use write::{java_double_to_string, write_str, write_value};
+pub(crate) use tokens::Tokens;
+pub use value::{JavaDouble, JsonObject, JsonValue, MAX_DEPTH};
+pub use write::{java_double_to_string, write_str, write_value, Natural, JAVA_DOUBLE};

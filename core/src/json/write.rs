@@ -3,6 +3,8 @@
 use alloc::string::String;
 use core::fmt::Write as _;
 
+use serde::ser::{SerializeMap, SerializeSeq};
+
 use super::value::JsonValue;
 
 /// Uppercase hex digits, as Jackson writes them in `\uXXXX` escapes.
@@ -363,6 +365,54 @@ fn push_java_double(out: &mut String, d: f64) {
     }
 }
 
+/// The newtype name [`Natural`] serializes a non-finite double under (its text inside), so a
+/// serializer other than a JSON writer can tell it from a string.
+pub const JAVA_DOUBLE: &str = "JavaDouble";
+
+/// Serializes a [`JsonValue`] as natural JSON, so that e.g. a `serde_json` serializer writes
+/// ordinary JSON: `Null` → unit, `Bool` → bool, `Long` → `i64`, `Double` → `f64` (a non-finite
+/// one as the string Jackson writes, `"NaN"`, `"Infinity"`, `"-Infinity"`, wrapped in the
+/// newtype [`JAVA_DOUBLE`], which JSON writers print as the string), `String` → str,
+/// `Array` → sequence, `Object` → map (in `BTreeMap` order).
+
+#[derive(Debug, Clone, Copy)]
+pub struct Natural<'a>(pub &'a JsonValue);
+
+impl serde::Serialize for Natural<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            JsonValue::Null => serializer.serialize_unit(),
+            JsonValue::Bool(b) => serializer.serialize_bool(*b),
+            JsonValue::Long(n) => serializer.serialize_i64(*n),
+            JsonValue::Double(d) if d.get().is_finite() => serializer.serialize_f64(d.get()),
+            // JSON has no non-finite numbers: Jackson (so Java's REST answers) writes them as
+            // the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+            // As the newtype `JAVA_DOUBLE` around the text: JSON writers print the text, and a
+            // serializer that builds values can still tell the double from a string.
+            JsonValue::Double(d) => {
+                serializer.serialize_newtype_struct(JAVA_DOUBLE, &java_double_to_string(d.get()))
+            }
+            // Never in a state (only in a request, which validation refuses): its digits.
+            JsonValue::BigInteger(digits) => serializer.serialize_str(digits),
+            JsonValue::String(s) => serializer.serialize_str(s),
+            JsonValue::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(&Natural(item))?;
+                }
+                seq.end()
+            }
+            JsonValue::Object(members) => {
+                let mut map = serializer.serialize_map(Some(members.len()))?;
+                for (name, value) in members {
+                    map.serialize_entry(name, &Natural(value))?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +420,18 @@ mod tests {
     use crate::json::value::{JavaDouble, JsonObject};
     use alloc::string::ToString;
     use alloc::vec;
+
+    #[test]
+    fn natural_json_writes_non_finite_doubles_as_jackson_does() {
+        let value = JsonValue::Array(vec![
+            JsonValue::Double(JavaDouble::new(f64::INFINITY)),
+            JsonValue::Double(JavaDouble::new(f64::NEG_INFINITY)),
+            JsonValue::Double(JavaDouble::new(f64::NAN)),
+            JsonValue::Double(JavaDouble::new(1.5)),
+        ]);
+        let text = serde_json::to_string(&Natural(&value)).unwrap();
+        assert_eq!(text, r#"["Infinity","-Infinity","NaN",1.5]"#);
+    }
 
     fn s(text: &str) -> String {
         let mut out = String::new();

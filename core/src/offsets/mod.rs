@@ -31,12 +31,12 @@ pub use ordered::{offset_key, offset_value, validate_value, Content, FormatError
 pub use partition_key::KeyProblem;
 pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError, FLUSH_ERROR};
 
-use crate::checkpoint::TopicKind;
 use crate::json::{self, JsonObject, JsonValue, Members};
 use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PSet;
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
+use crate::TopicKind;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
 use partition_key::{KeyShape, KeyView, PartitionKey, PartitionView};

@@ -30,6 +30,9 @@ pub enum StatusBefore {
 
 impl Chronicle for StatusTopic {
     type Before = StatusBefore;
+    /// A server's recent history reads when each task last reported from the key (a status
+    /// written again changes nothing, yet is a report).
+    const KEEPS_BYTES: bool = true;
 
     fn before(&self, record: &Record<'_>) -> StatusBefore {
         let Some(key) = record.key else {

@@ -69,11 +69,11 @@ pub fn task_of_key(key: &[u8]) -> Option<(String, i32)> {
 }
 pub use write::{can_write_safely, PendingStatusWrite, StatusUpdate};
 
-use crate::checkpoint::TopicKind;
 use crate::config::TaskId;
 use crate::machine::{Events, Topic, TopicLog};
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
+use crate::TopicKind;
 use crate::{Record, RecordOutcome};
 use keys::StatusKey;
 use snapshot::{Tables, TaskRow, TopicRow};

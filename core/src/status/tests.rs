@@ -96,7 +96,7 @@ impl Feed {
 fn skipped(outcome: StatusOutcome) -> StatusSkip {
     match outcome {
         RecordOutcome::Skipped(skip) => skip,
-        RecordOutcome::Applied => panic!("expected a skip"),
+        other => panic!("expected a skip, got {other:?}"),
     }
 }
 

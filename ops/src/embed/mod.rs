@@ -27,7 +27,7 @@ use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
 use engine::{Record, RecordOutcome};
 use serde_json::{json, Map, Value};
 
-pub use crate::history::TopicKind;
+pub use engine::TopicKind;
 
 pub mod history;
 pub mod writes;
@@ -125,6 +125,8 @@ impl Machine {
             match outcome {
                 RecordOutcome::Applied => Handled::Applied,
                 RecordOutcome::Skipped(reason) => Handled::Skipped(reason.to_string()),
+                // Only layers withhold records, and an embedded machine has none.
+                RecordOutcome::Withheld => Handled::Skipped("withheld".into()),
             }
         }
         each!(self, m => m

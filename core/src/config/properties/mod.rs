@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use triomphe::ThinArc;
 
 use crate::checkpoint::ByteString;
-use crate::json::{JsonObject, JsonValue, Natural};
+use crate::json::{JsonObject, JsonValue, Natural, Tokens};
 use crate::sync::Arc;
 use layout::{Layout, Names};
 pub(crate) use shapes::Shapes;
@@ -280,7 +280,7 @@ impl Serialize for Properties {
         let shared = self.shared();
         let mut wire = serializer.serialize_tuple(3)?;
         wire.serialize_element(&ByteString(shared.names.as_bytes()))?;
-        wire.serialize_element(shared.others.as_deref().unwrap_or_default())?;
+        wire.serialize_element(&OthersRef(shared.others.as_deref().unwrap_or_default()))?;
         wire.serialize_element(&ByteString(&self.values.slice))?;
         wire.end()
     }
@@ -302,7 +302,7 @@ impl<'de> Deserialize<'de> for Properties {
                 let missing = || serde::de::Error::custom("the property layout is malformed");
                 let names: ByteString<Arc<[u8]>> = seq.next_element()?.ok_or_else(missing)?;
                 let names = Names::checked(names.0).map_err(serde::de::Error::custom)?;
-                let others: Vec<(usize, JsonValue)> = seq.next_element()?.ok_or_else(missing)?;
+                let others = decode_others(&mut seq)?.ok_or_else(missing)?;
                 seq.next_element_seed(Values { names, others })?
                     .ok_or_else(missing)
             }
@@ -310,6 +310,28 @@ impl<'de> Deserialize<'de> for Properties {
 
         deserializer.deserialize_tuple(3, Wire)
     }
+}
+
+/// The other values of a configuration in their checkpoint form.
+struct OthersRef<'a>(&'a [(usize, JsonValue)]);
+
+impl Serialize for OthersRef<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|(index, value)| (index, Tokens(value))))
+    }
+}
+
+/// Decodes the other values of a configuration from their checkpoint form.
+fn decode_others<'de, A: SeqAccess<'de>>(
+    seq: &mut A,
+) -> Result<Option<Vec<(usize, JsonValue)>>, A::Error> {
+    let others: Option<Vec<(usize, Tokens<JsonValue>)>> = seq.next_element()?;
+    Ok(others.map(|others| {
+        others
+            .into_iter()
+            .map(|(index, value)| (index, value.0))
+            .collect()
+    }))
 }
 
 /// Decodes the values' layout straight into the configuration's allocation, once the names and

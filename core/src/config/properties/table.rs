@@ -11,9 +11,8 @@ use serde::ser::{SerializeSeq, SerializeTuple};
 use serde::{Deserialize, Serialize};
 
 use super::layout::Names;
-use super::{Properties, Values};
+use super::{decode_others, OthersRef, Properties, Values};
 use crate::checkpoint::ByteString;
-use crate::json::JsonValue;
 use crate::sync::Arc;
 
 /// The configurations a checkpoint refers to, numbered as they are first met.
@@ -55,7 +54,9 @@ impl Serialize for ConfigRef<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut wire = serializer.serialize_tuple(3)?;
         wire.serialize_element(&self.0)?;
-        wire.serialize_element(self.1.shared().others.as_deref().unwrap_or_default())?;
+        wire.serialize_element(&OthersRef(
+            self.1.shared().others.as_deref().unwrap_or_default(),
+        ))?;
         wire.serialize_element(&ByteString(&self.1.values.slice))?;
         wire.end()
     }
@@ -192,7 +193,7 @@ impl<'de> Visitor<'de> for OneConfig<'_> {
             .ok()
             .and_then(|n| self.0.get(n))
             .ok_or_else(|| serde::de::Error::custom("a names number beyond the table"))?;
-        let others: Vec<(usize, JsonValue)> = seq.next_element()?.ok_or_else(missing)?;
+        let others = decode_others(&mut seq)?.ok_or_else(missing)?;
         seq.next_element_seed(Values {
             names: names.clone(),
             others,

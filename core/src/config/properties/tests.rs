@@ -196,7 +196,7 @@ fn forged(
     others: &[(usize, JsonValue)],
     values: &[u8],
 ) -> Result<Properties, bincode::error::DecodeError> {
-    let wire = (ByteString(names), others, ByteString(values));
+    let wire = (ByteString(names), OthersRef(others), ByteString(values));
     let bytes = bincode::serde::encode_to_vec(&wire, bincode::config::standard()).unwrap();
     bincode::serde::decode_from_slice(&bytes, bincode::config::standard()).map(|(p, _)| p)
 }
