@@ -194,13 +194,17 @@ fn live_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliErr
     tell(streams)
 }
 
+/// A live partition as a blocking stream of records (a [`PartitionReader`] driven on the
+/// command's runtime), for `history`'s merge of the topics.
+///
+/// [`PartitionReader`]: connect_state_store::PartitionReader
 #[cfg(feature = "kafka")]
 mod live {
     use std::collections::VecDeque;
     use std::sync::Arc;
 
     use connect_state_kafka::KafkaTransport;
-    use connect_state_store::{FetchedRecord, Transport};
+    use connect_state_store::{FetchedRecord, PartitionReader};
 
     use crate::kcat::DumpRecord;
 
@@ -210,11 +214,7 @@ mod live {
     /// One partition of a live topic, read to the end offset it had when the history started.
     pub(super) struct LivePartition<'r> {
         runtime: &'r tokio::runtime::Runtime,
-        transport: Arc<KafkaTransport>,
-        topic: String,
-        partition: i32,
-        next: i64,
-        end: i64,
+        reader: PartitionReader<KafkaTransport>,
         buffer: VecDeque<FetchedRecord>,
     }
 
@@ -228,11 +228,7 @@ mod live {
         ) -> Self {
             Self {
                 runtime,
-                transport,
-                topic,
-                partition,
-                next: 0,
-                end,
+                reader: PartitionReader::new(transport, topic, partition, 0, end, FETCH_RECORDS),
                 buffer: VecDeque::new(),
             }
         }
@@ -242,37 +238,17 @@ mod live {
         type Item = Result<DumpRecord, String>;
 
         fn next(&mut self) -> Option<Self::Item> {
-            loop {
-                if let Some(record) = self.buffer.pop_front() {
-                    return Some(Ok(DumpRecord::from(record)));
+            if self.buffer.is_empty() {
+                match self.runtime.block_on(self.reader.next_batch()) {
+                    Ok(batch) => self.buffer.extend(batch),
+                    Err(e) => {
+                        return Some(Err(format!("reading topic '{}': {e}", self.reader.topic())))
+                    }
                 }
-                if self.next >= self.end {
-                    return None;
-                }
-                let wanted = usize::try_from(self.end - self.next)
-                    .unwrap_or(usize::MAX)
-                    .min(FETCH_RECORDS);
-                let fetched = self.runtime.block_on(self.transport.fetch(
-                    &self.topic,
-                    self.partition,
-                    self.next,
-                    wanted,
-                ));
-                let batch = match fetched {
-                    Ok(batch) => batch,
-                    Err(e) => return Some(Err(format!("reading topic '{}': {e}", self.topic))),
-                };
-                if batch.next_offset <= self.next {
-                    return Some(Err(format!(
-                        "reading topic '{}' partition {} stalled at offset {} (end {})",
-                        self.topic, self.partition, self.next, self.end
-                    )));
-                }
-                self.next = batch.next_offset;
-                let end = self.end;
-                self.buffer
-                    .extend(batch.records.into_iter().filter(|r| r.offset < end));
             }
+            self.buffer
+                .pop_front()
+                .map(|record| Ok(DumpRecord::from(record)))
         }
     }
 }

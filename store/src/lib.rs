@@ -19,6 +19,7 @@
 //!     write / execute(plan) ──► produce ──► read_to_end      (one deadline per call)
 //! ```
 
+mod partition;
 mod read_ahead;
 mod secrets;
 mod transport;
@@ -31,6 +32,7 @@ use engine::config::ConfigLog;
 use engine::plan::{ProducerKind, StepAction, WritePlan};
 use engine::{ProducerRecord, RecordError, TopicMachine};
 
+pub use partition::PartitionReader;
 use read_ahead::{Fetcher, Prefetch};
 pub use secrets::is_secret;
 pub use transport::{
@@ -435,14 +437,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                 events.extend(core::iter::from_fn(|| machine.poll_event()));
             }
             let next = batch.next_offset.max(machine.next_fetch_offset(partition));
-            if next <= position {
-                return Err(StoreError::Stalled {
-                    topic: topic.to_string(),
-                    partition,
-                    position,
-                    end,
-                });
-            }
+            let next = partition::advance(topic, partition, position, end, next)?;
             positions.insert(partition, next);
             if let Some(observer) = progress.as_mut() {
                 observer(&ReadProgress {

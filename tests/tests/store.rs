@@ -8,8 +8,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use connect_state_memory::{MemoryCluster, MemoryTransport, TopicConfig};
 use connect_state_store::{
-    ConfigStore, FetchedBatch, NewTopic, ProduceMode, Store, StoreError, StoreSettings,
-    TopicDescription, TopicKind, Transport, TransportError,
+    ConfigStore, FetchedBatch, NewTopic, PartitionReader, ProduceMode, Store, StoreError,
+    StoreSettings, TopicDescription, TopicKind, Transport, TransportError,
 };
 use engine::config::write;
 use engine::config::ConfigLog;
@@ -215,6 +215,67 @@ fn a_partition_that_does_not_progress_is_an_error_not_a_hang() {
                 error,
                 StoreError::Stalled {
                     partition: 0,
+                    position: 0,
+                    end: 5,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    });
+}
+
+#[test]
+fn a_partition_reader_reads_to_its_end_past_compacted_gaps_and_stops_on_a_stall() {
+    runtime().block_on(async {
+        let cluster = memory();
+        // A segment per record, so that cleaning reaches all but the last.
+        let layout = TopicConfig::compacted(1).with_segment_records(1);
+        cluster.lock().unwrap().create_topic("cfg", layout).unwrap();
+        let transport = Arc::new(MemoryTransport::new(cluster.clone()));
+        let record = |key: &str| ProducerRecord {
+            key: key.as_bytes().to_vec(),
+            value: Some(br#"{"properties":{}}"#.to_vec()),
+            partition: Some(0),
+        };
+        let keys = [
+            "connector-a",
+            "connector-b",
+            "connector-a",
+            "connector-c",
+            "connector-a",
+        ];
+        let records: Vec<ProducerRecord> = keys.iter().map(|k| record(k)).collect();
+        transport
+            .produce("cfg", &records, ProduceMode::Plain)
+            .await
+            .unwrap();
+        cluster.lock().unwrap().clean_all("cfg").unwrap();
+        // Batches of two, up to offset 4 (the last record, a, is not read).
+        let mut reader = PartitionReader::new(transport.clone(), "cfg", 0, 0, 4, 2);
+        let mut read = Vec::new();
+        loop {
+            let batch = reader.next_batch().await.unwrap();
+            if batch.is_empty() {
+                break;
+            }
+            read.extend(batch.into_iter().map(|r| r.offset));
+        }
+        // Cleaning below the active segment (offset 4) removed the first a, which the a at 2
+        // shadows there; the end (4) leaves out the last a.
+        assert_eq!(read, [1, 2, 3]);
+        assert!(reader.next_batch().await.unwrap().is_empty());
+
+        let frozen = Arc::new(Frozen {
+            end: 5,
+            produce_hangs: false,
+        });
+        let mut stuck = PartitionReader::new(frozen, "cfg", 0, 0, 5, 100);
+        let error = stuck.next_batch().await.unwrap_err();
+        assert!(
+            matches!(
+                error,
+                StoreError::Stalled {
                     position: 0,
                     end: 5,
                     ..
