@@ -566,6 +566,24 @@ mod tests {
     }
 
     #[test]
+    fn a_history_restores_its_own_topics_checkpoints_only() {
+        let mut status = History::<StatusTopic>::new();
+        let running = br#"{"state":"RUNNING","trace":null,"worker_id":"w","generation":1}"#;
+        status
+            .handle_record(Record::new(b"status-connector-c", Some(running), 0))
+            .unwrap();
+        let checkpoint = status.checkpoint();
+        let restored = History::<StatusTopic>::restore(&checkpoint).unwrap();
+        assert_eq!(restored.snapshot(), status.snapshot());
+        assert!(
+            restored.is_caught_up(),
+            "a restored history tells what it reads next"
+        );
+        assert!(History::<ConfigTopic>::restore(&checkpoint).is_err());
+        assert!(History::<OffsetsTopic>::restore(&checkpoint).is_err());
+    }
+
+    #[test]
     fn a_starting_history_tells_only_the_records_after_its_catch_up() {
         let mut history = History::<OffsetsTopic>::starting();
         let key = br#"["src",{"file":"a"}]"#;
