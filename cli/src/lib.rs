@@ -5,14 +5,6 @@
 
 pub mod admission;
 pub mod bench;
-#[cfg(feature = "kafka")]
-pub mod bench_broker;
-pub mod bench_history;
-pub mod bench_java;
-pub mod bench_metrics;
-pub mod bench_outputs;
-pub mod bench_python;
-pub mod bench_records;
 pub mod demo;
 pub mod diff;
 pub mod doctor;

@@ -2,14 +2,14 @@
 //! Kafka Connect's own stores by the Java oracle (`tests/java-oracle`, `oracle bench`), after
 //! JIT warm-up, best of several runs, and the Java heap the offsets store holds.
 //!
-//! The topics go to the oracle as record files ([`crate::bench_records`]).
+//! The topics go to the oracle as record files ([`crate::bench::records`]).
 
 use std::path::Path;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench_records::ratio;
+use crate::bench::records::ratio;
 use crate::synth::Scale;
 use crate::CliError;
 
@@ -80,7 +80,7 @@ pub fn bench_java(
             oracle.display()
         )));
     }
-    let files = crate::bench_records::RecordFiles::write(scale, seed, "java")?;
+    let files = crate::bench::records::RecordFiles::write(scale, seed, "java")?;
     // The JVM's own default collector (G1 on this kind of machine), as a worker runs, with the
     // heap sized up front so that growing it is not what is measured.
     let mut oracle_bench = Command::new(oracle);

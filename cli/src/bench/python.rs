@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench_records::ratio;
+use crate::bench::records::ratio;
 use crate::synth::Scale;
 use crate::CliError;
 
@@ -69,7 +69,7 @@ pub fn bench_python(
     runs: u32,
     ours: &Ours,
 ) -> Result<PythonFigures, CliError> {
-    let files = crate::bench_records::RecordFiles::write(scale, seed, "python")?;
+    let files = crate::bench::records::RecordFiles::write(scale, seed, "python")?;
     let mut bench_py = Command::new(script);
     bench_py.args(["--runs", &runs.to_string()]);
     let python: ScriptBench = files.run_over(

@@ -14,7 +14,7 @@ use engine::config::ConfigSnapshot;
 use engine::offsets::{kip875, OffsetLog};
 use serde::{Deserialize, Serialize};
 
-use crate::bench::memory;
+use crate::bench::measure::memory;
 use crate::synth::{self, Scale};
 use crate::view::{write_pretty, Json};
 use crate::CliError;

@@ -18,7 +18,7 @@ use engine::status::StatusTopic;
 use engine::{TopicKind, TopicMachine};
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{best_of, memory};
+use crate::bench::measure::{best_of, memory};
 use crate::synth::{self, Scale, SynthRecord};
 use crate::CliError;
 

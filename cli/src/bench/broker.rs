@@ -15,8 +15,10 @@ use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
 use engine::{ProducerRecord, TopicMachine};
 
-use crate::bench::AllTopicsFigures;
+use crate::bench::measure::ratio;
+use crate::bench::replay::check_config;
 use crate::bench::FRESHNESS_UPDATES;
+use crate::bench::{AllTopicsFigures, BrokerFigures};
 use crate::inspect::InspectArgs;
 use crate::synth::{self, Scale, SynthRecord};
 use crate::{CliError, Format};
@@ -215,7 +217,7 @@ fn check_all(
     status_topic: &synth::StatusTopic,
     live: u64,
 ) -> Result<(), CliError> {
-    crate::bench::check_config(config, config_topic)?;
+    crate::bench::replay::check_config(config, config_topic)?;
     let connectors = status.snapshot().connectors().count();
     let entries = offsets.snapshot().len() as u64;
     if connectors != status_topic.connectors || entries != live {
@@ -230,7 +232,7 @@ fn check_all(
 
 /// A connector the config topic holds at its end.
 fn config_connector(topic: &synth::ConfigTopic) -> Result<String, CliError> {
-    let log: ConfigLog = crate::bench::replay(&topic.records);
+    let log: ConfigLog = crate::bench::replay::replay(&topic.records);
     let snapshot = log.snapshot();
     let first = snapshot.connectors().next().map(str::to_string);
     first.ok_or_else(|| CliError::Input("the synthetic config topic has no connector".into()))
@@ -343,4 +345,177 @@ fn get(address: SocketAddr, path: &str) -> std::io::Result<String> {
     let mut answer = Vec::new();
     stream.read_to_end(&mut answer)?;
     Ok(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// The config topic's broker rows: the compacted topic written to the broker, then `inspect`'s
+/// read against a raw read (and a worker's start-up read, with `connect_worker`).
+pub fn bench_kafka(
+    servers: &str,
+    properties: &[(String, String)],
+    topic: &synth::ConfigTopic,
+    seed: u64,
+    connect_worker: Option<&std::path::Path>,
+) -> Result<BrokerFigures, CliError> {
+    use std::sync::Arc;
+
+    use connect_state_kafka::{raw, KafkaSettings, KafkaTransport};
+    use connect_state_store::{ProduceMode, Store, StoreSettings, TopicKind, Transport};
+    use engine::ProducerRecord;
+
+    let mut settings = KafkaSettings::new(servers);
+    settings.properties.extend(properties.iter().cloned());
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let name = format!("connect-state-bench-configs-{seed}-{millis}");
+    let broker = |what: &str, e: &dyn std::fmt::Display| {
+        CliError::Input(format!("bench against {servers}: {what}: {e}"))
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    runtime.block_on(async {
+        let transport =
+            Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
+        // Create the topic as Connect would (one partition, compacted), then fill it.
+        let mut store = Store::new(
+            StoreSettings::new(name.clone(), TopicKind::Config),
+            Arc::clone(&transport),
+            ConfigLog::new(),
+        );
+        store
+            .start()
+            .await
+            .map_err(|e| broker("creating the topic", &e))?;
+        // A compacted topic, as on a live cluster: the broker's own compaction then has nothing
+        // left to remove while the readers are timed.
+        let records = synth::compacted(&topic.records);
+        for chunk in records.chunks(5_000) {
+            let batch: Vec<ProducerRecord> = chunk
+                .iter()
+                .map(|r| ProducerRecord {
+                    key: r.key.clone(),
+                    value: r.value.clone(),
+                    partition: Some(0),
+                })
+                .collect();
+            transport
+                .produce(&name, &batch, ProduceMode::Plain)
+                .await
+                .map_err(|e| broker("producing", &e))?;
+        }
+        drop(store);
+        drop(transport);
+        let measured = measure_reads(&settings, &name, topic, records.len() as u64, &broker).await;
+        let worker = match (&measured, connect_worker) {
+            (Ok(_), Some(script)) => Some(worker_startup(script, servers, &name)),
+            _ => None,
+        };
+        let _ = raw::delete_topic(&settings, &name).await;
+        let (inspect, raw_read, records) = measured?;
+        let worker = worker.transpose()?;
+        Ok(BrokerFigures {
+            broker_records: Some(records),
+            inspect_seconds: Some(inspect.as_secs_f64()),
+            raw_read_seconds: Some(raw_read.as_secs_f64()),
+            inspect_to_raw_ratio: Some(ratio(inspect.as_secs_f64(), raw_read.as_secs_f64())),
+            connect_worker_startup_seconds: worker,
+            worker_startup_to_inspect_ratio: worker.map(|w| ratio(w, inspect.as_secs_f64())),
+        })
+    })
+}
+
+/// Seconds a fresh Kafka Connect worker takes to read `topic` from its start, as
+/// `scripts/local-cluster time-worker-startup` measures it.
+fn worker_startup(script: &std::path::Path, servers: &str, topic: &str) -> Result<f64, CliError> {
+    let output = std::process::Command::new(script)
+        .args([
+            "time-worker-startup",
+            "--bootstrap",
+            servers,
+            "--config-topic",
+            topic,
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| {
+            CliError::Input(format!(
+                "--connect-worker: cannot run {}: {e}",
+                script.display()
+            ))
+        })?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    match (output.status.success(), text.trim().parse::<f64>()) {
+        (true, Ok(seconds)) => Ok(seconds),
+        _ => Err(CliError::Input(format!(
+            "--connect-worker: {} time-worker-startup failed ({}): {}",
+            script.display(),
+            output.status,
+            text.trim()
+        ))),
+    }
+}
+
+/// One raw read of the topic: its time and record count.
+async fn raw_read(
+    settings: &connect_state_kafka::KafkaSettings,
+    name: &str,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+) -> Result<(Duration, u64), CliError> {
+    let start = Instant::now();
+    let (records, _) = tokio::task::spawn_blocking({
+        let settings = settings.clone();
+        let name = name.to_string();
+        move || connect_state_kafka::raw::count_bytes(&settings, &name)
+    })
+    .await
+    .map_err(|e| broker("raw read", &e))?
+    .map_err(|e| broker("raw read", &e))?;
+    Ok((start.elapsed(), records))
+}
+
+/// The best of five raw reads and five `inspect` reads of the topic, alternating (a first raw
+/// read warms the broker up), and the records the raw reads counted. Reads through a broker
+/// vary more than in-memory replays, hence more runs.
+async fn measure_reads(
+    settings: &connect_state_kafka::KafkaSettings,
+    name: &str,
+    topic: &synth::ConfigTopic,
+    produced: u64,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+) -> Result<(Duration, Duration, u64), CliError> {
+    use std::sync::Arc;
+
+    use connect_state_kafka::KafkaTransport;
+    use connect_state_store::{Store, StoreSettings, TopicKind};
+
+    let (_, records) = raw_read(settings, name, broker).await?;
+    if records != produced {
+        return Err(broker(
+            "raw read",
+            &format!("read {records} records, produced {produced}"),
+        ));
+    }
+    let (mut inspect, mut raw) = (Duration::MAX, Duration::MAX);
+    for _ in 0..5 {
+        let (time, read) = raw_read(settings, name, broker).await?;
+        raw = raw.min(time);
+        if read != records {
+            return Err(broker(
+                "raw read",
+                &format!("read {records} records, then {read}"),
+            ));
+        }
+        // What `inspect` does: new clients, a store, a read to the end.
+        let start = Instant::now();
+        let transport =
+            Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
+        let mut store_settings = StoreSettings::new(name, TopicKind::Config);
+        store_settings.create_if_missing = false;
+        let mut store = Store::new(store_settings, transport, ConfigLog::new());
+        store.start().await.map_err(|e| broker("inspect", &e))?;
+        inspect = inspect.min(start.elapsed());
+        check_config(store.machine(), topic)?;
+    }
+    Ok((inspect, raw, records))
 }

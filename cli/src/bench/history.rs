@@ -12,7 +12,7 @@ use engine::status::StatusLog;
 use engine::TopicKind;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{best_of, memory};
+use crate::bench::measure::{best_of, memory};
 use crate::kcat::DumpRecord;
 use crate::synth::{self, Scale, SynthRecord};
 use crate::CliError;
