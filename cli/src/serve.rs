@@ -245,7 +245,7 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         };
         let (published, tail) = match (published, tail) {
             (Some(published), _) => (published, None),
-            (None, Some(mut tail)) => (tail.publish(&TopicKind::ALL), Some(tail)),
+            (None, Some(mut tail)) => (tail.publish(&[]), Some(tail)),
             (None, None) => unreachable!("one source was checked above"),
         };
         let app = Arc::new(App {

@@ -162,6 +162,13 @@ pub fn examine_status(
     part
 }
 
+/// The offsets topic's layout checks alone (the rest of [`examine_offsets`]).
+pub fn examine_offsets_layout(offsets: &Examined<OffsetSnapshot, OffsetDiagnostics>) -> Part {
+    let mut part = Part::default();
+    layout(&mut part, "offsets", TopicKind::Offsets, offsets);
+    part
+}
+
 /// The offsets topic's checks (those about deleted connectors need the config topic).
 pub fn examine_offsets(
     offsets: &Examined<OffsetSnapshot, OffsetDiagnostics>,
@@ -521,34 +528,42 @@ fn offsets_checks(
 ) {
     let snapshot = &read.snapshot;
     for c in snapshot.connectors().filter(|c| !config.contains(c)) {
-        let partitions = snapshot.connector_partitions_java_order(c);
-        let evidence: Vec<Evidence> = partitions
-            .iter()
-            .filter_map(|p| {
-                let key = offset_key(c, Some(p)).ok()?;
-                let stored = snapshot.get(Some(&key))?;
-                Some(at(
-                    "offsets",
-                    String::from_utf8_lossy(&key).into_owned(),
-                    (stored.partition(), stored.offset()),
-                ))
-            })
-            .take(MAX_EVIDENCE)
-            .collect();
-        report.findings.push(Finding {
-            check: "offsets-of-deleted-connector",
-            connector: Some(c.into()),
-            summary: format!(
-                "{} source partition(s) hold offsets of '{c}', which has no config",
-                partitions.len()
-            ),
-            evidence,
-            hint: format!(
-                "A connector created again as '{c}' resumes from these offsets. To start fresh, \
-                 create it STOPPED and reset them (`connect-state offsets reset --connector {c} \
-                 --execute`, or DELETE /connectors/{c}/offsets) before resuming it."
-            ),
-        });
+        report
+            .findings
+            .push(offsets_of_deleted_connector(snapshot, c));
+    }
+}
+
+/// The `offsets-of-deleted-connector` finding of connector `c` (whose config is gone): it
+/// depends on the offsets topic alone, so a caller that knows which connectors' offsets
+/// changed can keep the others' findings.
+pub fn offsets_of_deleted_connector(snapshot: &OffsetSnapshot, c: &str) -> Finding {
+    // The first partitions in Java's order are the evidence; only those are re-serialized.
+    let (page, partitions) = snapshot.connector_partitions_page(c, 0, MAX_EVIDENCE);
+    let evidence: Vec<Evidence> = page
+        .iter()
+        .filter_map(|p| {
+            let key = offset_key(c, Some(p)).ok()?;
+            let stored = snapshot.get(Some(&key))?;
+            Some(at(
+                "offsets",
+                String::from_utf8_lossy(&key).into_owned(),
+                (stored.partition(), stored.offset()),
+            ))
+        })
+        .collect();
+    Finding {
+        check: "offsets-of-deleted-connector",
+        connector: Some(c.into()),
+        summary: format!(
+            "{partitions} source partition(s) hold offsets of '{c}', which has no config"
+        ),
+        evidence,
+        hint: format!(
+            "A connector created again as '{c}' resumes from these offsets. To start fresh, \
+             create it STOPPED and reset them (`connect-state offsets reset --connector {c} \
+             --execute`, or DELETE /connectors/{c}/offsets) before resuming it."
+        ),
     }
 }
 

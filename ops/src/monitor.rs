@@ -8,8 +8,11 @@ use std::collections::BTreeMap;
 use engine::skips::SkipKind;
 use engine::TopicKind;
 
+use std::collections::BTreeSet;
+
 use crate::doctor::{
-    examine_config, examine_offsets, examine_status, Examination, Examined, Part, Report,
+    examine_config, examine_offsets, examine_offsets_layout, examine_status,
+    offsets_of_deleted_connector, Examination, Examined, Finding, Part, Report,
 };
 use crate::topics::Layout;
 
@@ -31,6 +34,27 @@ pub struct Monitor {
     pub topics: BTreeMap<TopicKind, TopicFigures>,
     /// Each topic's part of the report, kept to assemble it again when others move.
     parts: [Option<Part>; 3],
+    /// The offsets findings per connector, kept while its offsets do not change.
+    offsets_findings: BTreeMap<String, Finding>,
+}
+
+/// What moved since the monitor was last brought up to date.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Moved {
+    /// The topics whose read positions moved.
+    pub topics: Vec<TopicKind>,
+    /// The connectors whose offsets changed, when known (`None`: any may have).
+    pub offsets_connectors: Option<BTreeSet<String>>,
+}
+
+impl Moved {
+    /// Everything moved (a first examination).
+    pub fn everything() -> Self {
+        Self {
+            topics: TopicKind::ALL.to_vec(),
+            offsets_connectors: None,
+        }
+    }
 }
 
 impl Monitor {
@@ -41,39 +65,61 @@ impl Monitor {
         positions: &BTreeMap<TopicKind, BTreeMap<i32, i64>>,
     ) -> Self {
         let mut monitor = Self::default();
-        monitor.update(examination, positions, &TopicKind::ALL);
+        monitor.update(examination, positions, &Moved::everything());
         monitor
     }
 
-    /// Brings the monitor up to `examination` after the topics in `moved` moved: their
-    /// figures, and the checks that read them, are computed again; the others are kept.
+    /// Brings the monitor up to `examination` after what `moved` says moved: the figures of the
+    /// topics that moved, and the checks that read them, are computed again; a deleted
+    /// connector's offsets finding is computed again only if its offsets changed; the rest is
+    /// kept.
     pub fn update(
         &mut self,
         examination: &Examination,
         positions: &BTreeMap<TopicKind, BTreeMap<i32, i64>>,
-        moved: &[TopicKind],
+        moved: &Moved,
     ) {
-        let config_moved = moved.contains(&TopicKind::Config);
+        let config_moved = moved.topics.contains(&TopicKind::Config);
+        let offsets_moved = moved.topics.contains(&TopicKind::Offsets);
         let config_snapshot = examination.config.as_ref().map(|c| &c.snapshot);
         let [config, status, offsets] = &mut self.parts;
         if config_moved || config.is_none() != examination.config.is_none() {
             *config = examination.config.as_ref().map(examine_config);
         }
-        if config_moved || moved.contains(&TopicKind::Status) || status.is_none() {
+        if config_moved || moved.topics.contains(&TopicKind::Status) || status.is_none() {
             *status = examination
                 .status
                 .as_ref()
                 .map(|s| examine_status(s, config_snapshot));
         }
-        if config_moved || moved.contains(&TopicKind::Offsets) || offsets.is_none() {
-            *offsets = examination
-                .offsets
-                .as_ref()
-                .map(|o| examine_offsets(o, config_snapshot));
+        if config_moved || offsets_moved || offsets.is_none() {
+            *offsets = match (&examination.offsets, config_snapshot) {
+                (Some(examined), Some(config)) => {
+                    let mut part = examine_offsets_layout(examined);
+                    let snapshot = &examined.snapshot;
+                    let mut kept = BTreeMap::new();
+                    for c in snapshot.connectors().filter(|c| !config.contains(c)) {
+                        let changed = moved
+                            .offsets_connectors
+                            .as_ref()
+                            .is_none_or(|touched| touched.contains(c));
+                        let finding = match self.offsets_findings.remove(c) {
+                            Some(finding) if !changed => finding,
+                            _ => offsets_of_deleted_connector(snapshot, c),
+                        };
+                        part.findings.push(finding.clone());
+                        kept.insert(c.to_string(), finding);
+                    }
+                    self.offsets_findings = kept;
+                    Some(part)
+                }
+                (Some(examined), None) => Some(examine_offsets(examined, None)),
+                (None, _) => None,
+            };
         }
         self.report = Report::assemble(config.as_ref(), status.as_ref(), offsets.as_ref());
         let at = |kind: TopicKind| positions.get(&kind);
-        for kind in moved {
+        for kind in &moved.topics {
             let figures = match kind {
                 TopicKind::Config => examination
                     .config

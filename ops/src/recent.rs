@@ -12,7 +12,7 @@
 //! are told apart: a connector's offsets commits form one run until a reset, whatever else
 //! happened to the connector meanwhile.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use engine::history::{ChangeKind, Told};
@@ -102,6 +102,9 @@ pub struct RecentPart {
     narrator: Narrator,
     limit: usize,
     view: PartView,
+    /// The connectors whose records changed something since [`take_touched`]
+    /// (Self::take_touched).
+    touched: BTreeSet<String>,
 }
 
 impl RecentPart {
@@ -111,7 +114,14 @@ impl RecentPart {
             narrator: Narrator::new(Options::default()),
             limit: limit.max(1),
             view: PartView::default(),
+            touched: BTreeSet::new(),
         }
+    }
+
+    /// The connectors whose records changed something since the last call (what a monitor
+    /// needs to look at again).
+    pub fn take_touched(&mut self) -> BTreeSet<String> {
+        core::mem::take(&mut self.touched)
     }
 
     /// Folds in one record as the topic's history machine told it. The status topic's
@@ -137,6 +147,9 @@ impl RecentPart {
             let Some(connector) = &change.connector else {
                 continue;
             };
+            if !self.touched.contains(connector) {
+                self.touched.insert(connector.clone());
+            }
             match change.kind {
                 ChangeKind::OffsetWritten { new_key: true } => {
                     *view

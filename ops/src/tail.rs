@@ -23,7 +23,7 @@ use engine::TopicMachine;
 
 use crate::doctor::{Examination, Examined};
 use crate::index::Indexed;
-use crate::monitor::Monitor;
+use crate::monitor::{Monitor, Moved};
 use crate::recent::{Recent, RecentPart, RecentView};
 use crate::rest::Views;
 use crate::topics::Layout;
@@ -210,6 +210,8 @@ impl Tail {
             recent,
             monitor: Arc::default(),
         };
+        // The first examination covers everything the start read.
+        tail.recent.part_mut(TopicKind::Offsets).take_touched();
         let examination = tail.examination();
         tail.monitor = Arc::new(Monitor::of(&examination, &tail.positions()));
         Ok(tail)
@@ -234,13 +236,21 @@ impl Tail {
             .collect())
     }
 
-    /// The value to publish after a refresh in which the topics in `moved` moved: the
-    /// monitor's checks run again only for what those topics affect.
+    /// The value to publish after a refresh in which the topics in `moved` moved (none, for the
+    /// first value after [`start`](Self::start)): the monitor's checks run again only for what
+    /// those topics, and the connectors whose offsets changed, affect.
     pub fn publish(&mut self, moved: &[TopicKind]) -> Published {
         let positions = self.positions();
+        // Which connectors' offsets changed since the last value (the start's records
+        // included, which the first examination covered already).
+        let touched = self.recent.part_mut(TopicKind::Offsets).take_touched();
         if !moved.is_empty() {
             let examination = self.examination();
-            Arc::make_mut(&mut self.monitor).update(&examination, &positions, moved);
+            let moved = Moved {
+                topics: moved.to_vec(),
+                offsets_connectors: Some(touched),
+            };
+            Arc::make_mut(&mut self.monitor).update(&examination, &positions, &moved);
         }
         Published {
             views: self.views(),

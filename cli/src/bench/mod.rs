@@ -17,6 +17,7 @@ pub mod python;
 pub mod records;
 pub mod replay;
 mod table;
+pub mod tail;
 
 pub use replay::{parse_floor, replay, restart_config, simd_floor};
 use std::io::Write;
@@ -146,6 +147,9 @@ pub struct BenchReport {
     /// Large outputs.
     #[serde(flatten)]
     pub outputs: crate::bench::outputs::OutputsFigures,
+    /// `serve`'s tailer.
+    #[serde(flatten)]
+    pub tail: tail::TailFigures,
     /// The Java stores (`--java`).
     #[serde(flatten)]
     pub java: crate::bench::java::JavaFigures,
@@ -299,6 +303,9 @@ pub enum Phase {
     Metrics,
     /// What writing large outputs (replay JSON, diff, offsets import) holds beyond the states.
     Outputs,
+    /// `serve`'s tailer on the in-memory log: its start, then refreshes under a stream of
+    /// offsets commits.
+    Tail,
     /// Only the broker rows (`--bootstrap-servers`): the config topic, the three topics and
     /// `serve`'s freshness, in this process.
     Broker,
@@ -441,6 +448,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
             Phase::Outputs => {
                 serde_json::to_value(crate::bench::outputs::bench_outputs(&scale, args.seed)?)?
             }
+            Phase::Tail => serde_json::to_value(tail::bench_tail(&scale, args.seed)?)?,
             Phase::Broker => {
                 let (broker, all) = bench_broker(&args, &scale)?;
                 let mut figures = serde_json::to_value(broker)?;
@@ -474,6 +482,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })?;
     let outputs = phase(Phase::Outputs, &args, &mut isolated_ok, || {
         crate::bench::outputs::bench_outputs(&scale, args.seed)
+    })?;
+    let tail = phase(Phase::Tail, &args, &mut isolated_ok, || {
+        tail::bench_tail(&scale, args.seed)
     })?;
     let (broker, all_topics) = bench_broker(&args, &scale)?;
     let java = match &args.java {
@@ -521,6 +532,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         history,
         metrics,
         outputs,
+        tail,
         java,
         python,
         total_seconds: started.elapsed().as_secs_f64(),

@@ -235,6 +235,25 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             ),
             "< 1 KB",
         ),
+        row(
+            "serve's tailer: start (three topics read, first value published)",
+            format!(
+                "{:.3} s ({} records)",
+                r.tail.tail_start_seconds,
+                count(r.tail.tail_records)
+            ),
+            "",
+        ),
+        row(
+            "serve's tailer: refresh / publish after offsets commits",
+            format!(
+                "{:.4} s / {:.4} s ({} commits each, median of 20)",
+                r.tail.tail_refresh_seconds,
+                r.tail.tail_publish_seconds,
+                r.tail.tail_commits_per_refresh
+            ),
+            "",
+        ),
         row("inspect (broker)", opt(r.broker.inspect_seconds, " s"), ""),
         row(
             "raw librdkafka read",
