@@ -39,10 +39,10 @@ use engine::status::{StatusLog, StatusState, StatusUpdate, TopicTracking};
 use engine::ProducerRecord;
 use serde_json::{json, Value};
 
+use crate::common::{CliError, Exit, Format};
 use crate::rest;
 use crate::table;
 use crate::view::View;
-use crate::{CliError, Exit, Format};
 
 /// The seed of `connect-state demo` without `--seed`.
 pub const DEFAULT_SEED: u64 = 7;
@@ -752,7 +752,7 @@ fn record_counts(cluster: &Mutex<MemoryCluster>, topic: &str) -> (usize, i64, i3
 }
 
 fn tell(seed: u64) -> Result<Story, CliError> {
-    let runtime = crate::runtime()?;
+    let runtime = crate::common::runtime()?;
     runtime.block_on(story(seed))
 }
 

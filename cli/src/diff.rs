@@ -7,9 +7,9 @@ use clap::{Args, Parser};
 use connect_state_ops::diff::{compare, Difference, Side};
 use serde_json::Value;
 
+use crate::common::{CliError, Exit, Format};
 use crate::source::SourceArgs;
 use crate::table::shown;
-use crate::{CliError, Exit, Format};
 use engine::TopicKind;
 
 /// The word between the two sides.

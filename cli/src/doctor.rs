@@ -7,9 +7,9 @@ use std::io::Write;
 
 use clap::Args;
 
+use crate::common::{CliError, Exit, Format};
 use crate::source::SourceArgs;
 use crate::table::shown;
-use crate::{CliError, Exit, Format};
 use engine::TopicKind;
 
 /// Options of `doctor`.

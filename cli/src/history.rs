@@ -9,11 +9,11 @@ use connect_state_ops::cut::Point;
 use connect_state_ops::history::{self, Entry, Options, RecordStream, Summary};
 use serde_json::Value;
 
+use crate::common::{CliError, Format};
 use crate::kcat::{DumpReader, DumpRecord};
 use crate::source::{open_dump, SourceArgs};
 use crate::table::shown;
 use crate::when::{parse_point, show_time};
-use crate::{CliError, Format};
 use engine::TopicKind;
 
 /// Options of `history`.
@@ -150,8 +150,10 @@ fn live_streams(source: &SourceArgs, tell: &mut Teller<'_>) -> Result<(), CliErr
 
     let live = &source.live;
     let servers = live.bootstrap_servers.as_deref().unwrap_or_default();
-    let runtime = crate::runtime()?;
-    let transport = Arc::new(crate::kafka_transport(live.kafka_settings(servers))?);
+    let runtime = crate::common::runtime()?;
+    let transport = Arc::new(crate::common::kafka_transport(
+        live.kafka_settings(servers),
+    )?);
     let named = [
         (TopicKind::Config, &live.config_topic),
         (TopicKind::Status, &live.status_topic),

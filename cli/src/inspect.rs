@@ -13,8 +13,67 @@ use engine::status::StatusLog;
 use connect_state_ops::cut::{Cut, CutMachine, Point};
 use engine::TopicKind;
 
+use crate::common::{CliError, Format};
 use crate::view::{write_pretty, Json, View};
-use crate::{CliError, Format};
+
+/// Options of `inspect`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InspectOptions {
+    /// The cluster's `bootstrap.servers`.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bootstrap_servers: String,
+    /// The config topic (`config.storage.topic`).
+    #[arg(long, value_name = "TOPIC")]
+    pub config_topic: Option<String>,
+    /// The status topic (`status.storage.topic`).
+    #[arg(long, value_name = "TOPIC")]
+    pub status_topic: Option<String>,
+    /// The offsets topic (`offset.storage.topic`).
+    #[arg(long, value_name = "TOPIC")]
+    pub offsets_topic: Option<String>,
+    /// Create missing topics as Connect would (compacted; 1, 5 and 25 partitions).
+    #[arg(long)]
+    pub create_topics: bool,
+    /// Read with `isolation.level=read_committed` (as workers with exactly-once source
+    /// support enabled do).
+    #[arg(long)]
+    pub read_committed: bool,
+    /// Most seconds one broker call may take (at most 2147483: librdkafka takes milliseconds
+    /// as a 32-bit integer).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..=crate::common::MAX_TIMEOUT_SECONDS))]
+    pub timeout: u64,
+    /// Output format: a readable table, or `{"config": .., "status": .., "offsets": ..}`.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// The topics as they were then: an offset (config topic only, that record included)
+    /// or an RFC 3339 time (each partition up to it, records with that timestamp included).
+    #[arg(long, value_name = "OFFSET|TIME", value_parser = crate::when::parse_point)]
+    pub as_of: Option<connect_state_ops::cut::Point>,
+    /// A librdkafka property (repeatable), e.g. `-X security.protocol=SSL`. Secrets are
+    /// never printed.
+    #[arg(short = 'X', value_name = "KEY=VALUE", value_parser = parse_property)]
+    pub property: Vec<(String, String)>,
+}
+
+impl InspectOptions {
+    /// What to read and how, as the options say.
+    pub fn into_args(self) -> InspectArgs {
+        let mut kafka = KafkaSettings::new(self.bootstrap_servers);
+        kafka.properties.extend(self.property);
+        kafka.read_committed = self.read_committed;
+        kafka.request_timeout = std::time::Duration::from_secs(self.timeout);
+        InspectArgs {
+            kafka,
+            config_topic: self.config_topic,
+            status_topic: self.status_topic,
+            offsets_topic: self.offsets_topic,
+            create_topics: self.create_topics,
+            format: self.format,
+            as_of: self.as_of,
+        }
+    }
+}
 
 /// What to read and how.
 #[derive(Debug, Clone)]
@@ -132,8 +191,8 @@ fn read<M: View>(
     args: &InspectArgs,
     bars: &crate::progress::ReadBars,
 ) -> Result<M, CliError> {
-    crate::runtime()?.block_on(async {
-        let transport = Arc::new(crate::kafka_transport(args.kafka.clone())?);
+    crate::common::runtime()?.block_on(async {
+        let transport = Arc::new(crate::common::kafka_transport(args.kafka.clone())?);
         read_with(&transport, topic, kind, args, bars).await
     })
 }

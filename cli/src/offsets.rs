@@ -13,8 +13,8 @@ use engine::plan::WritePlan;
 
 use connect_state_ops::offsets_file::{parse_offsets_file, OffsetsEntry};
 
+use crate::common::{CliError, Exit};
 use crate::source::{Layout, SourceArgs, TopicRead};
-use crate::{CliError, Exit};
 use engine::TopicKind;
 
 /// Options of `offsets`.
@@ -229,8 +229,8 @@ fn execute(source: &SourceArgs, topic: &str, plan: &WritePlan) -> Result<(), Cli
     use engine::plan::StepAction;
 
     let servers = source.live.bootstrap_servers.as_deref().unwrap_or_default();
-    let transport = crate::kafka_transport(source.live.kafka_settings(servers))?;
-    let runtime = crate::runtime()?;
+    let transport = crate::common::kafka_transport(source.live.kafka_settings(servers))?;
+    let runtime = crate::common::runtime()?;
     for step in &plan.steps {
         if let StepAction::Produce { records, .. } = &step.action {
             runtime

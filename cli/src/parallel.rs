@@ -5,7 +5,7 @@
 
 use std::thread::ScopedJoinHandle;
 
-use crate::CliError;
+use crate::common::CliError;
 
 /// What [`read_three`] returns: each read's result, `None` for a read not given.
 pub(crate) type Three<A, B, C> = (Option<A>, Option<B>, Option<C>);

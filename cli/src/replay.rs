@@ -10,9 +10,73 @@ use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
 use engine::{Restore, TopicKind, TopicMachine};
 
+use crate::common::{CliError, Format};
 use crate::kcat::{DumpError, DumpReader, DumpRecord};
 use crate::view::{write_pretty, EventsJson, Json, Skips, View};
-use crate::{CliError, Format};
+
+/// Options of `replay`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReplayArgs {
+    /// Which internal topic the dump holds.
+    #[arg(long, value_parser = crate::common::topic_kind())]
+    pub topic: TopicKind,
+    /// Output format: a readable table, or the stable JSON contract.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also print the events (Java's listener callbacks) of the live part of the dump.
+    #[arg(long)]
+    pub events: bool,
+    /// Records below this offset are the start-up catch-up (no events); later ones are live.
+    #[arg(long, value_name = "OFFSET")]
+    pub live_from: Option<i64>,
+    /// The state as it was then: an offset (config topic, that record included) or an
+    /// RFC 3339 time (records with that timestamp included; per partition).
+    #[arg(long, value_name = "OFFSET|TIME", value_parser = crate::when::parse_point)]
+    pub as_of: Option<connect_state_ops::cut::Point>,
+    /// Start from this checkpoint (one `--save-checkpoint` wrote, or an embedding's
+    /// `checkpoint()`) instead of an empty state: the records it already holds are dropped
+    /// as redeliveries, so the dump may be the whole topic or only what came after.
+    #[arg(long, value_name = "FILE", conflicts_with = "as_of")]
+    pub from_checkpoint: Option<std::path::PathBuf>,
+    /// Write the state at the end of the dump to this file as a checkpoint (what
+    /// `--from-checkpoint` and the bindings' `restore` read).
+    #[arg(long, value_name = "FILE")]
+    pub save_checkpoint: Option<std::path::PathBuf>,
+    /// How the dump is read.
+    #[command(flatten)]
+    pub dump: crate::source::DumpArgs,
+    /// The dump file (`-` for standard input).
+    pub file: std::path::PathBuf,
+}
+
+/// Runs `replay` as its options say: reads the checkpoint and the dump, writes the result on
+/// `out` and what was skipped on `err`.
+pub fn run_command(
+    args: ReplayArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), CliError> {
+    let checkpoint = args
+        .from_checkpoint
+        .map(|path| {
+            std::fs::read(&path)
+                .map(|bytes| (path.display().to_string(), bytes))
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
+        })
+        .transpose()?;
+    let dump = crate::source::open_dump(&args.file, args.dump.options())?;
+    let name = args.file.display().to_string();
+    let output = Output {
+        name: &name,
+        live_from: args.live_from,
+        format: args.format,
+        with_events: args.events,
+        as_of: args.as_of,
+        from_checkpoint: checkpoint.as_ref().map(|(n, b)| (n.as_str(), b.as_slice())),
+        save_checkpoint: args.save_checkpoint.as_deref(),
+    };
+    run(args.topic, dump, &output, out, err)
+}
 
 /// A replayed machine and the events of the live part of the dump.
 pub struct Replay<M: TopicMachine> {

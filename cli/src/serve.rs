@@ -34,9 +34,9 @@ use engine::status::{StatusTopic, TopicTracking};
 use engine::TopicKind;
 
 use crate::admission::{Admission, ErrorAnswer, HostRule};
+use crate::common::{CliError, Exit};
 use crate::rest::{self, Answer, Views};
 use crate::source::{Machines, Sinks, SourceArgs};
-use crate::{CliError, Exit};
 
 /// The response header naming the config-topic offset an answer reflects.
 pub const CONFIG_OFFSET_HEADER: &str = "x-connect-state-config-offset";
@@ -221,7 +221,7 @@ pub fn run(args: ServeArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         true => Some(crate::demo::demo_cluster(args.seed)?),
         false => None,
     };
-    let runtime = crate::runtime()?;
+    let runtime = crate::common::runtime()?;
     runtime.block_on(async {
         // The address is taken before the topics are read, so a busy port is told at once.
         let listener = tokio::net::TcpListener::bind(args.listen)
@@ -350,7 +350,7 @@ async fn start_live(source: &SourceArgs, recent_entries: usize) -> Result<Tail, 
     })?;
     let settings = live.kafka_settings(servers);
     let connect = || -> Result<Arc<DynTransport>, String> {
-        crate::kafka_transport(settings.clone())
+        crate::common::kafka_transport(settings.clone())
             .map(|t| Arc::new(t) as Arc<DynTransport>)
             .map_err(|e| e.to_string())
     };
@@ -390,7 +390,7 @@ async fn keep_tailing(app: Arc<App>, period: Duration) {
                 }
             }
             Err(e) => {
-                let text = crate::redact(&e.to_string());
+                let text = crate::common::redact(&e.to_string());
                 if failing.as_deref() != Some(text.as_str()) {
                     eprintln!("connect-state serve: {text} (serving the last state read)");
                     failing = Some(text);

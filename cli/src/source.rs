@@ -22,7 +22,8 @@ pub use connect_state_ops::topics::{Layout, TopicRead, Topics};
 
 use connect_state_ops::cut::{Cut, Point};
 
-use crate::{kcat, CliError};
+use crate::common::CliError;
+use crate::kcat;
 
 /// Where to read the topics from: dumps, or a live cluster.
 #[derive(Debug, Clone, Args)]
@@ -91,7 +92,7 @@ pub struct LiveArgs {
     /// Most seconds one broker call may take (at most 2147483: librdkafka takes milliseconds
     /// as a 32-bit integer).
     #[arg(long, default_value_t = 30, value_name = "SECONDS",
-          value_parser = clap::value_parser!(u64).range(1..=crate::MAX_TIMEOUT_SECONDS))]
+          value_parser = clap::value_parser!(u64).range(1..=crate::common::MAX_TIMEOUT_SECONDS))]
     pub timeout: u64,
     /// A librdkafka property (repeatable), e.g. `-X security.protocol=SSL`. Secrets are never
     /// printed.
@@ -413,8 +414,8 @@ impl SourceArgs {
         let machine = machine();
         let bars = bars.clone();
         Some(move || {
-            crate::runtime()?.block_on(async {
-                let transport = std::sync::Arc::new(crate::kafka_transport(settings)?);
+            crate::common::runtime()?.block_on(async {
+                let transport = std::sync::Arc::new(crate::common::kafka_transport(settings)?);
                 let bar = bars.bar(&name);
                 let read = connect_state_ops::load::load_live(
                     transport,

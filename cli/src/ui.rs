@@ -70,7 +70,7 @@ fn t(text: &str) -> String {
 
 /// A trace or other multi-line text: its lines kept, everything else as [`t`].
 fn lines(text: &str) -> String {
-    crate::printable(text)
+    crate::common::printable(text)
 }
 
 /// The link to a connector's page (`extra`: more of the query, `&page=2`).

@@ -125,7 +125,7 @@ impl<M: View> Serialize for EventsJson<'_, M> {
 pub fn write_pretty(
     out: &mut dyn std::io::Write,
     value: &impl Serialize,
-) -> Result<(), crate::CliError> {
+) -> Result<(), crate::common::CliError> {
     use std::io::Write as _;
     let mut buffered = std::io::BufWriter::with_capacity(64 * 1024, out);
     serde_json::to_writer_pretty(&mut buffered, value)?;

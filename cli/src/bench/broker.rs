@@ -19,9 +19,9 @@ use crate::bench::measure::ratio;
 use crate::bench::replay::check_config;
 use crate::bench::FRESHNESS_UPDATES;
 use crate::bench::{AllTopicsFigures, BrokerFigures};
+use crate::common::{CliError, Format};
 use crate::inspect::InspectArgs;
 use crate::synth::{self, Scale, SynthRecord};
-use crate::{CliError, Format};
 
 /// How long one update may take to show in `serve` before the row fails.
 const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(30);
@@ -57,7 +57,7 @@ pub fn bench_all_topics(
     };
     let status = synth::status_topic(scale, seed);
     let expected_live = synth::offsets_counts(scale.offsets_partitions, seed).live;
-    let runtime = crate::runtime()?;
+    let runtime = crate::common::runtime()?;
     let produced = runtime.block_on(async {
         let transport =
             Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
@@ -294,7 +294,7 @@ fn serve_freshness(
         .strip_prefix("listening on http://")
         .and_then(|a| a.parse().ok())
         .ok_or_else(|| broker("serve", &format!("unexpected first line {line:?}")))?;
-    let runtime = crate::runtime()?;
+    let runtime = crate::common::runtime()?;
     let transport = KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?;
     // The synthetic names need no escaping in a path.
     let path = format!("/connectors/{connector}/status");

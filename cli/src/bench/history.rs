@@ -13,9 +13,9 @@ use engine::TopicKind;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::measure::{best_of, memory};
+use crate::common::CliError;
 use crate::kcat::DumpRecord;
 use crate::synth::{self, Scale, SynthRecord};
-use crate::CliError;
 
 /// History figures.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

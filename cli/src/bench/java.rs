@@ -10,8 +10,8 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::records::ratio;
+use crate::common::CliError;
 use crate::synth::Scale;
-use crate::CliError;
 
 /// What the Java stores measured, and our figures over theirs. `null` without `--java`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

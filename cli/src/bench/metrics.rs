@@ -19,8 +19,8 @@ use engine::{TopicKind, TopicMachine};
 use serde::{Deserialize, Serialize};
 
 use crate::bench::measure::{best_of, memory};
+use crate::common::CliError;
 use crate::synth::{self, Scale, SynthRecord};
-use crate::CliError;
 
 /// `/metrics` figures.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -26,8 +26,8 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 
+use crate::common::{CliError, Exit, Format};
 use crate::synth::{self, Scale};
-use crate::{CliError, Exit, Format};
 
 /// The sizes `--scale` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

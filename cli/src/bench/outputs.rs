@@ -15,9 +15,9 @@ use engine::offsets::{kip875, OffsetLog};
 use serde::{Deserialize, Serialize};
 
 use crate::bench::measure::memory;
+use crate::common::CliError;
 use crate::synth::{self, Scale};
 use crate::view::{write_pretty, Json};
-use crate::CliError;
 
 /// Outputs figures. Memory in bytes; `None` where the resident set cannot be measured.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

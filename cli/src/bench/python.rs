@@ -8,8 +8,8 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::records::ratio;
+use crate::common::CliError;
 use crate::synth::Scale;
-use crate::CliError;
 
 /// What the Python package measured, and its rates over ours. `null` without `--python`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -11,8 +11,8 @@ use std::process::{Command, Stdio};
 
 use serde::de::DeserializeOwned;
 
+use crate::common::CliError;
 use crate::synth::{self, Scale, SynthRecord};
-use crate::CliError;
 
 /// The three topics' record files in a scratch directory, removed when dropped.
 pub struct RecordFiles {

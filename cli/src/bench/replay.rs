@@ -10,8 +10,8 @@ use engine::TopicMachine;
 
 use super::measure::{best_of, memory, rate, ratio};
 use super::{ConfigFigures, OffsetsFigures, StatusFigures, TAIL_RECORDS};
+use crate::common::CliError;
 use crate::synth::{self, Scale, SynthRecord};
-use crate::CliError;
 
 /// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
 /// caught up.

@@ -14,8 +14,8 @@ use engine::config::write;
 use engine::ProducerRecord;
 use serde::{Deserialize, Serialize};
 
+use crate::common::CliError;
 use crate::synth::{self, Scale, SynthRecord, OFFSETS_PARTITIONS, STATUS_PARTITIONS};
-use crate::CliError;
 
 /// Refreshes measured after the start.
 const REFRESHES: usize = 20;
@@ -88,7 +88,7 @@ pub fn bench_tail(scale: &Scale, seed: u64) -> Result<TailFigures, CliError> {
         }
     }
     let transport = Arc::new(MemoryTransport::new(cluster));
-    let runtime = crate::runtime()?;
+    let runtime = crate::common::runtime()?;
     runtime.block_on(async {
         let mut records = 0;
         records += produce(
