@@ -31,7 +31,7 @@ use connect_state_store::{
 use engine::checkpoint::check_fresh;
 use engine::config::write::{self as config_write, WritePlan};
 use engine::config::{
-    ConfigEvent, ConfigLog, ConfigSnapshot, SnapshotJson, TargetState, MAX_LISTED_TASKS,
+    ConfigEvent, ConfigLog, ConfigSnapshot, ConfigSnapshotJson, TargetState, MAX_LISTED_TASKS,
 };
 use engine::json::JsonValue;
 use engine::offsets::{kip875, FlushCompletion, OffsetLog, OffsetWriter, OrderedMap};
@@ -506,7 +506,7 @@ fn event_lines(worker: &str, events: &[ConfigEvent]) -> String {
 /// count the commits a reader happened to read, and stale configs of tasks beyond the count stay
 /// in readers that saw them, so both legitimately differ between readers of a compacted log.)
 fn config_view(snapshot: &ConfigSnapshot) -> Result<Value, CliError> {
-    let full = serde_json::to_value(SnapshotJson(snapshot))?;
+    let full = serde_json::to_value(ConfigSnapshotJson(snapshot))?;
     let mut connectors = serde_json::Map::new();
     for c in snapshot.connectors() {
         let tasks: Vec<Value> = snapshot

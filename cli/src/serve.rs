@@ -29,7 +29,7 @@ use connect_state_ops::tail::{Published, Tail, TailTopics};
 use connect_state_store::Transport;
 use engine::config::ConfigTopic;
 use engine::history::History;
-use engine::offsets::OffsetsTopic;
+use engine::offsets::OffsetTopic;
 use engine::status::{StatusTopic, TopicTracking};
 use engine::TopicKind;
 
@@ -284,7 +284,7 @@ fn static_state(source: &SourceArgs, recent_entries: usize) -> Result<Published,
     let machines = Machines {
         config: &History::<ConfigTopic>::new,
         status: &History::<StatusTopic>::new,
-        offsets: &History::<OffsetsTopic>::new,
+        offsets: &History::<OffsetTopic>::new,
     };
     let mut recent = Recent::new(recent_entries);
     let (config_part, status_part, offsets_part) = recent.parts_mut();

@@ -2,7 +2,7 @@
 
 use core::fmt::Write as _;
 
-use engine::config::{ConfigLog, EventJson, SnapshotJson};
+use engine::config::{ConfigEventJson, ConfigLog, ConfigSnapshotJson};
 use engine::offsets::{kip875, OffsetEventJson, OffsetLog, OffsetSnapshotJson};
 use engine::skips::{SkipCounts, SkipKind};
 use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
@@ -78,9 +78,13 @@ macro_rules! view {
     };
 }
 
-view!(ConfigLog, SnapshotJson, EventJson, config_table, |log| {
-    named(log.diagnostics().skipped())
-});
+view!(
+    ConfigLog,
+    ConfigSnapshotJson,
+    ConfigEventJson,
+    config_table,
+    |log| { named(log.diagnostics().skipped()) }
+);
 view!(
     StatusLog,
     StatusSnapshotJson,

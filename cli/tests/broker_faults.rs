@@ -120,7 +120,10 @@ fn filled_config_topic(
                 .unwrap();
         }
         store.read_to_end().await.unwrap();
-        serde_json::to_value(engine::config::SnapshotJson(&store.machine().snapshot())).unwrap()
+        serde_json::to_value(engine::config::ConfigSnapshotJson(
+            &store.machine().snapshot(),
+        ))
+        .unwrap()
     });
     (topic, state)
 }

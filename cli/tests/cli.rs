@@ -220,7 +220,7 @@ fn inspect_end_to_end_against_a_real_broker() {
 
     use connect_state_kafka::{KafkaSettings, KafkaTransport};
     use connect_state_store::{ConfigStore, StoreSettings, TopicKind};
-    use engine::config::{write, ConfigLog, SnapshotJson};
+    use engine::config::{write, ConfigLog, ConfigSnapshotJson};
 
     let broker = common::broker();
     let (config, status, offsets) = (
@@ -282,7 +282,7 @@ fn inspect_end_to_end_against_a_real_broker() {
             )
             .await
             .unwrap();
-        serde_json::to_value(SnapshotJson(&writer.machine().snapshot())).unwrap()
+        serde_json::to_value(ConfigSnapshotJson(&writer.machine().snapshot())).unwrap()
     });
     let read = inspect(&[]);
     assert!(read.status.success(), "{}", text(&read.stderr));

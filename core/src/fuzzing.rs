@@ -224,7 +224,7 @@ pub fn status_records(data: &[u8]) {
 /// The offsets machine's invariants, plus KIP-875 listings that cover every tracked partition.
 pub fn offsets_records(data: &[u8]) {
     drive(data, OffsetLog::new());
-    chronicle::<crate::offsets::OffsetsTopic>(data);
+    chronicle::<crate::offsets::OffsetTopic>(data);
     let mut log = OffsetLog::new();
     for (offset, r) in decode(data).iter().enumerate() {
         let _ = log.handle_record(Record {

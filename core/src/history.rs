@@ -404,7 +404,7 @@ mod tests {
 
     use super::*;
     use crate::config::{write, ConfigTopic};
-    use crate::offsets::OffsetsTopic;
+    use crate::offsets::OffsetTopic;
     use crate::status::StatusTopic;
 
     /// The changes the one record just handled told.
@@ -544,7 +544,7 @@ mod tests {
 
     #[test]
     fn offsets_records_name_their_connector() {
-        let mut history = History::<OffsetsTopic>::new();
+        let mut history = History::<OffsetTopic>::new();
         let key = br#"["src",{"file":"a"}]"#;
         history
             .handle_record(Record::new(key, Some(br#"{"pos":1}"#), 0))
@@ -580,12 +580,12 @@ mod tests {
             "a restored history tells what it reads next"
         );
         assert!(History::<ConfigTopic>::restore(&checkpoint).is_err());
-        assert!(History::<OffsetsTopic>::restore(&checkpoint).is_err());
+        assert!(History::<OffsetTopic>::restore(&checkpoint).is_err());
     }
 
     #[test]
     fn a_starting_history_tells_only_the_records_after_its_catch_up() {
-        let mut history = History::<OffsetsTopic>::starting();
+        let mut history = History::<OffsetTopic>::starting();
         let key = br#"["src",{"file":"a"}]"#;
         history
             .handle_record(Record::new(key, Some(br#"{"pos":1}"#), 0))
@@ -598,7 +598,7 @@ mod tests {
         let changes = told_changes(&mut history);
         assert_eq!(changes.len(), 1);
         // The state is the same as a history's that told both.
-        let mut telling = History::<OffsetsTopic>::new();
+        let mut telling = History::<OffsetTopic>::new();
         for (offset, pos) in [(0, b"{\"pos\":1}"), (1, b"{\"pos\":2}")] {
             telling
                 .handle_record(Record::new(key, Some(pos), offset))

@@ -12,7 +12,7 @@
 //!   │   positions, caught-up flag, events, │                status, offsets: additive)
 //!   │   skip counts, checkpoint framing    │  snapshot() ─▶ O(1) persistent views (config:
 //!   │ T = ConfigTopic | StatusTopic |      │                Java's ClusterConfigState)
-//!   │     OffsetsTopic: dispatch + apply   │  checkpoint() / restore(), diagnostics()
+//!   │     OffsetTopic: dispatch + apply   │  checkpoint() / restore(), diagnostics()
 //!   └──────────────────────────────────────┘
 //!   ConfigLog, StatusLog, OffsetLog = TopicLog over each topic (all: TopicMachine)
 //!   write side: config::write, StatusLog::prepare_put, offsets::kip875, offsets::OffsetWriter

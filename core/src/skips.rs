@@ -6,7 +6,7 @@ use core::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Why a topic skipped a record: each topic's skip enum (`ConfigSkip`, `StatusSkip`,
-/// `OffsetsSkip`), with the field-less kind it is counted under.
+/// `OffsetSkip`), with the field-less kind it is counted under.
 pub trait SkipReason: fmt::Display {
     /// The kind a skip is counted under (`ConfigSkipKind`, ...).
     type Kind: SkipKind;

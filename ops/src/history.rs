@@ -191,7 +191,7 @@ pub fn tell(
 pub struct Teller {
     config: History<engine::config::ConfigTopic>,
     status: History<engine::status::StatusTopic>,
-    offsets: History<engine::offsets::OffsetsTopic>,
+    offsets: History<engine::offsets::OffsetTopic>,
     narrator: Narrator,
 }
 

@@ -17,7 +17,7 @@ use connect_state_store::{
 };
 use engine::config::ConfigTopic;
 use engine::history::{Chronicle, History};
-use engine::offsets::OffsetsTopic;
+use engine::offsets::OffsetTopic;
 use engine::status::{StatusTopic, TopicTracking, TopicTrackingError};
 use engine::TopicMachine;
 
@@ -142,7 +142,7 @@ impl<T: Chronicle> TailStore<T> {
 pub struct Tail {
     config: TailStore<ConfigTopic>,
     status: Option<TailStore<StatusTopic>>,
-    offsets: Option<TailStore<OffsetsTopic>>,
+    offsets: Option<TailStore<OffsetTopic>>,
     recent: Recent,
     monitor: Arc<Monitor>,
 }

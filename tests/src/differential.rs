@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
-use engine::config::{ConfigLog, ConfigSkip, EventJson, SnapshotJson};
-use engine::offsets::{OffsetLog, OffsetSnapshotJson, OffsetsSkip};
+use engine::config::{ConfigEventJson, ConfigLog, ConfigSkip, ConfigSnapshotJson};
+use engine::offsets::{OffsetLog, OffsetSkip, OffsetSnapshotJson};
 use engine::status::{StatusLog, StatusSkip, StatusSnapshotJson};
 use engine::{Record, RecordOutcome};
 
@@ -142,7 +142,7 @@ impl SkipFacts for StatusSkip {
     }
 }
 
-impl SkipFacts for OffsetsSkip {
+impl SkipFacts for OffsetSkip {
     fn java_throws(&self) -> bool {
         false
     }
@@ -231,8 +231,11 @@ pub fn ours_restarted(case: &Case, restart_at: Option<usize>) -> Ours {
         Topic::Config => {
             let (log, events, outcomes) = feed::<ConfigLog>(case, restart_at, |_| {});
             Ours {
-                snapshot: Json::of(&SnapshotJson(&log.snapshot())),
-                events: events.iter().map(|e| Json::of(&EventJson(e))).collect(),
+                snapshot: Json::of(&ConfigSnapshotJson(&log.snapshot())),
+                events: events
+                    .iter()
+                    .map(|e| Json::of(&ConfigEventJson(e)))
+                    .collect(),
                 trace: Vec::new(),
                 outcomes,
             }

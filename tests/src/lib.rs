@@ -25,7 +25,7 @@ pub mod writes;
 
 use std::path::{Path, PathBuf};
 
-use engine::config::{ConfigLog, EventJson, SnapshotJson};
+use engine::config::{ConfigEventJson, ConfigLog, ConfigSnapshotJson};
 use engine::offsets::{OffsetEventJson, OffsetLog, OffsetSnapshotJson};
 use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
 use engine::{Record, TopicMachine};
@@ -102,7 +102,10 @@ impl Vector {
         match self.topic.as_str() {
             "config" => {
                 let (log, events) = self.feed::<ConfigLog>();
-                to_document(SnapshotJson(&log.snapshot()), events.iter().map(EventJson))
+                to_document(
+                    ConfigSnapshotJson(&log.snapshot()),
+                    events.iter().map(ConfigEventJson),
+                )
             }
             "status" => {
                 let (log, events) = self.feed::<StatusLog>();

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use engine::config::{ConfigLog, SnapshotJson};
+use engine::config::{ConfigLog, ConfigSnapshotJson};
 use engine::Record;
 
 use crate::ops::Op;
@@ -62,7 +62,7 @@ pub fn replay(log: &[LogRecord]) -> ConfigLog {
 /// model it).
 pub fn contract_without_session_key(machine: &ConfigLog) -> serde_json::Value {
     let mut value =
-        serde_json::to_value(SnapshotJson(&machine.snapshot())).expect("snapshots serialize");
+        serde_json::to_value(ConfigSnapshotJson(&machine.snapshot())).expect("snapshots serialize");
     if let Some(object) = value.as_object_mut() {
         object.remove("session_key");
     }

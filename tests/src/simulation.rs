@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use connect_state_memory::{FetchFault, MemoryCluster, MemoryTransport, ProduceFault, TopicConfig};
 use connect_state_store::{ConfigStore, StoreSettings, TopicKind};
 use engine::config::write::{self, put_task_configs};
-use engine::config::{ConfigLog, ConfigSnapshot, SnapshotJson};
+use engine::config::{ConfigLog, ConfigSnapshot, ConfigSnapshotJson};
 
 use crate::ops::Op;
 
@@ -89,7 +89,7 @@ pub fn batches(snapshot: &ConfigSnapshot, connector: &str) -> Vec<String> {
 
 /// A snapshot in the JSON contract.
 pub fn json(snapshot: &ConfigSnapshot) -> serde_json::Value {
-    serde_json::to_value(SnapshotJson(snapshot)).expect("snapshots serialize")
+    serde_json::to_value(ConfigSnapshotJson(snapshot)).expect("snapshots serialize")
 }
 
 /// Executes a run: every operation through a writer (a dying one when it has a crash point),

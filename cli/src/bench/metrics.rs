@@ -13,7 +13,7 @@ use connect_state_ops::tail::Published;
 use connect_state_ops::topics::{Layout, TopicRead, Topics};
 use engine::config::ConfigTopic;
 use engine::history::{Chronicle, History};
-use engine::offsets::OffsetsTopic;
+use engine::offsets::OffsetTopic;
 use engine::status::StatusTopic;
 use engine::{TopicKind, TopicMachine};
 use serde::{Deserialize, Serialize};
@@ -91,7 +91,7 @@ pub fn bench_metrics(scale: &Scale, seed: u64, runs: u32) -> Result<MetricsFigur
             5,
             true,
         )),
-        offsets: Some(read::<OffsetsTopic>(
+        offsets: Some(read::<OffsetTopic>(
             TopicKind::Offsets,
             offsets_part,
             offsets,

@@ -14,11 +14,11 @@ use alloc::string::String;
 
 /// Serializes a [`ConfigSnapshot`] in the JSON contract.
 #[derive(Debug, Clone, Copy)]
-pub struct SnapshotJson<'a>(pub &'a ConfigSnapshot);
+pub struct ConfigSnapshotJson<'a>(pub &'a ConfigSnapshot);
 
 /// Serializes a [`ConfigEvent`] in the JSON contract (`{"type": ..., ...}`).
 #[derive(Debug, Clone, Copy)]
-pub struct EventJson<'a>(pub &'a ConfigEvent);
+pub struct ConfigEventJson<'a>(pub &'a ConfigEvent);
 
 /// A property map with values as read.
 struct PropsJson<'a>(&'a Properties);
@@ -84,7 +84,7 @@ impl Serialize for SessionKeyJson<'_> {
     }
 }
 
-impl Serialize for SnapshotJson<'_> {
+impl Serialize for ConfigSnapshotJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let snap = self.0;
         let t = &*snap.0;
@@ -155,7 +155,7 @@ impl Serialize for TaskConfigsJson<'_> {
     }
 }
 
-impl Serialize for EventJson<'_> {
+impl Serialize for ConfigEventJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("ConfigEvent", 4)?;
         match self.0 {

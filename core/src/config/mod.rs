@@ -26,7 +26,7 @@ use alloc::vec::Vec;
 pub use diagnostics::{ConfigDiagnostics, Inconsistency, OrphanRecords, MAX_LISTED_MISSING};
 pub use event::ConfigEvent;
 pub use history::ConfigBefore;
-pub use json_view::{EventJson, SnapshotJson};
+pub use json_view::{ConfigEventJson, ConfigSnapshotJson};
 pub use keys::{
     COMMIT_PREFIX, CONNECTOR_PREFIX, LOGGER_CLUSTER_PREFIX, RESTART_PREFIX, SESSION_KEY_KEY,
     TARGET_STATE_PREFIX, TASKS_FENCING_PREFIX, TASK_PREFIX,

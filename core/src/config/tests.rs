@@ -777,7 +777,7 @@ fn e9_session_keys() {
         Some(r#"{"key":"AQI","algorithm":"HmacSHA256","creation-timestamp":1}"#),
     );
     assert_eq!(feed.snap().session_key().unwrap().encoded, "AQI");
-    let json = serde_json::to_value(SnapshotJson(&feed.snap())).unwrap();
+    let json = serde_json::to_value(ConfigSnapshotJson(&feed.snap())).unwrap();
     assert_eq!(json["session_key"]["key"], "AQI=");
     feed.put("session-key", Some(valid));
     feed.log.mark_caught_up();
@@ -1116,7 +1116,7 @@ fn long_task_lists_are_cut_in_the_contract_with_their_count() {
     assert_eq!(ids.len(), count as usize);
     assert_eq!(ids.nth(10_000).map(|id| id.task), Some(10_000));
     assert!(ids.is_empty());
-    let json = serde_json::to_value(SnapshotJson(&snap)).unwrap();
+    let json = serde_json::to_value(ConfigSnapshotJson(&snap)).unwrap();
     assert_eq!(
         json["tasks"]["a"].as_array().unwrap().len(),
         MAX_LISTED_TASKS as usize
@@ -1127,7 +1127,7 @@ fn long_task_lists_are_cut_in_the_contract_with_their_count() {
     feed.put("task-a-0", Some(CFG_S2));
     feed.put("task-a-1", Some(CFG_S2));
     feed.put("commit-a", Some(&commit(2)));
-    let json = serde_json::to_value(SnapshotJson(&feed.snap())).unwrap();
+    let json = serde_json::to_value(ConfigSnapshotJson(&feed.snap())).unwrap();
     assert_eq!(json["tasks"]["a"], serde_json::json!([0, 1]));
     assert!(json.get("tasks_truncated").is_none());
 }

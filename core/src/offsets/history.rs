@@ -5,24 +5,24 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::partition_key::KeyView;
-use super::{classify_with_slot, OffsetEvent, OffsetsTopic};
+use super::{classify_with_slot, OffsetEvent, OffsetTopic};
 use crate::history::{Change, ChangeKind, Chronicle};
 use crate::Record;
 
 /// What an offsets record's key touches, before the record: the connector it names and
 /// whether the key held an offset.
-pub struct OffsetsBefore {
+pub struct OffsetBefore {
     connector: Option<String>,
     live: bool,
 }
 
-impl Chronicle for OffsetsTopic {
-    type Before = OffsetsBefore;
+impl Chronicle for OffsetTopic {
+    type Before = OffsetBefore;
     const KEEPS_BYTES: bool = true;
 
-    fn before(&self, record: &Record<'_>) -> OffsetsBefore {
+    fn before(&self, record: &Record<'_>) -> OffsetBefore {
         let (shape, slot) = classify_with_slot(record.key);
-        OffsetsBefore {
+        OffsetBefore {
             connector: match shape {
                 KeyView::Partition(partition) => Some(partition.connector.into_owned()),
                 KeyView::NullPartition | KeyView::Ignored(_) => None,
@@ -34,7 +34,7 @@ impl Chronicle for OffsetsTopic {
     fn changes(
         &self,
         record: &Record<'_>,
-        before: OffsetsBefore,
+        before: OffsetBefore,
         _events: Vec<OffsetEvent>,
         applied: bool,
         out: &mut Vec<Change>,

@@ -8,7 +8,7 @@
 //! §4.9). [`OrderedMap`] carries a partition's member order for that reason.
 
 mod history;
-pub use history::OffsetsBefore;
+pub use history::OffsetBefore;
 mod json_view;
 pub mod kip875;
 mod live;
@@ -148,12 +148,12 @@ struct Tables {
 
 /// What handling an offsets record did. Every record is applied (the data map is updated byte
 /// by byte, whatever the key); only duplicates are skipped.
-pub type OffsetOutcome = RecordOutcome<OffsetsSkip>;
+pub type OffsetOutcome = RecordOutcome<OffsetSkip>;
 
 /// Why an offsets record was not applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum OffsetsSkip {
+pub enum OffsetSkip {
     /// Below the next expected offset of its partition: a redelivery.
     Duplicate {
         /// The partition's next expected offset.
@@ -161,15 +161,15 @@ pub enum OffsetsSkip {
     },
 }
 
-/// What an [`OffsetsSkip`] is counted under.
+/// What an [`OffsetSkip`] is counted under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
-pub enum OffsetsSkipKind {
-    /// [`OffsetsSkip::Duplicate`].
+pub enum OffsetSkipKind {
+    /// [`OffsetSkip::Duplicate`].
     Duplicate,
 }
 
-impl fmt::Display for OffsetsSkip {
+impl fmt::Display for OffsetSkip {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Duplicate { next_expected } => {
@@ -179,16 +179,16 @@ impl fmt::Display for OffsetsSkip {
     }
 }
 
-impl OffsetsSkip {
+impl OffsetSkip {
     /// The kind this skip is counted under.
-    pub fn kind(&self) -> OffsetsSkipKind {
+    pub fn kind(&self) -> OffsetSkipKind {
         match self {
-            Self::Duplicate { .. } => OffsetsSkipKind::Duplicate,
+            Self::Duplicate { .. } => OffsetSkipKind::Duplicate,
         }
     }
 }
 
-impl OffsetsSkipKind {
+impl OffsetSkipKind {
     /// The kind's snake-case name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -197,7 +197,7 @@ impl OffsetsSkipKind {
     }
 }
 
-crate::skips::skip_reason!(OffsetsSkip, OffsetsSkipKind);
+crate::skips::skip_reason!(OffsetSkip, OffsetSkipKind);
 
 /// A change to the live offsets, queued once the reader is caught up (Java has no listener for
 /// this topic; the events are additive).
@@ -223,20 +223,20 @@ pub enum OffsetEvent {
 /// Diagnostics of an offsets reader.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OffsetDiagnostics {
-    skipped: SkipCounts<OffsetsSkipKind>,
+    skipped: SkipCounts<OffsetSkipKind>,
     untracked_keys: u64,
     null_partition_keys: u64,
 }
 
 impl OffsetDiagnostics {
     /// Records skipped, per reason.
-    pub fn skipped(&self) -> &SkipCounts<OffsetsSkipKind> {
+    pub fn skipped(&self) -> &SkipCounts<OffsetSkipKind> {
         &self.skipped
     }
 
     /// Redelivered records dropped.
     pub fn duplicates(&self) -> u64 {
-        self.skipped.get(OffsetsSkipKind::Duplicate)
+        self.skipped.get(OffsetSkipKind::Duplicate)
     }
 
     /// Records whose key Java's `processPartitionKey` warns about and does not track (not JSON,
@@ -255,7 +255,7 @@ impl OffsetDiagnostics {
 /// partition sets and the counters of keys Java does not track. Checkpoints hold it (with the
 /// engine's positions and skip counters).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OffsetsTopic {
+pub struct OffsetTopic {
     tables: Tables,
     untracked_keys: u64,
     null_partition_keys: u64,
@@ -263,11 +263,11 @@ pub struct OffsetsTopic {
 
 /// The offsets-topic state machine. Same drive loop as
 /// [`ConfigLog`](crate::config::ConfigLog): `handle_record`, then drain `poll_event`.
-pub type OffsetLog = TopicLog<OffsetsTopic>;
+pub type OffsetLog = TopicLog<OffsetTopic>;
 
-impl Topic for OffsetsTopic {
+impl Topic for OffsetTopic {
     type Event = OffsetEvent;
-    type Skip = OffsetsSkip;
+    type Skip = OffsetSkip;
     type Snapshot = OffsetSnapshot;
     type Diagnostics = OffsetDiagnostics;
     const KIND: TopicKind = TopicKind::Offsets;
@@ -286,7 +286,7 @@ impl Topic for OffsetsTopic {
         &mut self,
         record: &Record<'_>,
         events: &mut Events<'_, OffsetEvent>,
-    ) -> Result<(), OffsetsSkip> {
+    ) -> Result<(), OffsetSkip> {
         let (shape, slot) = classify_with_slot(record.key);
         let partition = match shape {
             KeyView::Partition(key) => Some(key),
@@ -342,7 +342,7 @@ impl Topic for OffsetsTopic {
         OffsetSnapshot(Arc::new(self.tables.clone()))
     }
 
-    fn diagnostics(&self, skipped: &SkipCounts<OffsetsSkipKind>) -> OffsetDiagnostics {
+    fn diagnostics(&self, skipped: &SkipCounts<OffsetSkipKind>) -> OffsetDiagnostics {
         OffsetDiagnostics {
             skipped: skipped.clone(),
             untracked_keys: self.untracked_keys,

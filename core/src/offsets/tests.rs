@@ -349,7 +349,7 @@ fn events_after_catch_up_and_duplicates_skipped() {
     );
     assert_eq!(
         log.handle_record(Record::new(key, Some(b"{}"), 1)).unwrap(),
-        RecordOutcome::Skipped(OffsetsSkip::Duplicate { next_expected: 2 })
+        RecordOutcome::Skipped(OffsetSkip::Duplicate { next_expected: 2 })
     );
     assert!(log.snapshot().is_empty());
     assert_eq!(log.diagnostics().duplicates(), 1);

@@ -20,7 +20,7 @@
 //! assert_eq!(again.snapshot_json(), snapshot);
 //! ```
 
-use engine::config::{ConfigLog, EventJson, SnapshotJson};
+use engine::config::{ConfigEventJson, ConfigLog, ConfigSnapshotJson};
 use engine::offsets::{OffsetEventJson, OffsetLog, OffsetSnapshotJson};
 use engine::skips::{SkipCounts, SkipKind};
 use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
@@ -176,7 +176,7 @@ impl Machine {
         match self {
             Self::Config(m) => m
                 .poll_event()
-                .map(|e| text(serde_json::to_string(&EventJson(&e)))),
+                .map(|e| text(serde_json::to_string(&ConfigEventJson(&e)))),
             Self::Status(m) => m
                 .poll_event()
                 .map(|e| text(serde_json::to_string(&StatusEventJson(&e)))),
@@ -190,7 +190,7 @@ impl Machine {
     /// prints it (compact).
     pub fn snapshot_json(&self) -> String {
         let text = match self {
-            Self::Config(m) => serde_json::to_string(&SnapshotJson(&m.snapshot())),
+            Self::Config(m) => serde_json::to_string(&ConfigSnapshotJson(&m.snapshot())),
             Self::Status(m) => serde_json::to_string(&StatusSnapshotJson(&m.snapshot())),
             Self::Offsets(m) => serde_json::to_string(&OffsetSnapshotJson(&m.snapshot())),
         };
