@@ -6,9 +6,10 @@ use criterion::{BatchSize, Criterion, Throughput};
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
+use engine::OwnedRecord;
 
 use connect_state_cli::bench::{parse_floor, replay, restart_config};
-use connect_state_cli::synth::{self, Scale, SynthRecord};
+use connect_state_cli::synth::{self, Scale};
 
 const SEED: u64 = 1;
 
@@ -45,7 +46,7 @@ fn status(c: &mut Criterion) {
 }
 
 fn offsets(c: &mut Criterion) {
-    let records: Vec<SynthRecord> = synth::offsets_topic(&Scale::SMALL, SEED).collect();
+    let records: Vec<OwnedRecord> = synth::offsets_topic(&Scale::SMALL, SEED).collect();
     let mut group = c.benchmark_group("offsets");
     group.sample_size(10);
     group.throughput(Throughput::Elements(records.len() as u64));

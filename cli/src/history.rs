@@ -206,7 +206,8 @@ mod live {
     use std::sync::Arc;
 
     use connect_state_kafka::KafkaTransport;
-    use connect_state_store::{FetchedRecord, PartitionReader};
+    use connect_state_store::PartitionReader;
+    use engine::OwnedRecord;
 
     use crate::kcat::DumpRecord;
 
@@ -217,7 +218,7 @@ mod live {
     pub(super) struct LivePartition<'r> {
         runtime: &'r tokio::runtime::Runtime,
         reader: PartitionReader<KafkaTransport>,
-        buffer: VecDeque<FetchedRecord>,
+        buffer: VecDeque<OwnedRecord>,
     }
 
     impl<'r> LivePartition<'r> {

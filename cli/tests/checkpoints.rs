@@ -2,14 +2,15 @@
 //! and every truncation is refused by `restore` with an error, never a panic and never a
 //! different state; the intact checkpoint restores the same state.
 
-use connect_state_cli::synth::{self, Scale, SynthRecord};
+use connect_state_cli::synth::{self, Scale};
 use engine::checkpoint::CheckpointError;
 use engine::config::ConfigLog;
 use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
+use engine::OwnedRecord;
 use engine::TopicMachine;
 
-fn replayed<M: TopicMachine + Default>(records: &[SynthRecord]) -> M {
+fn replayed<M: TopicMachine + Default>(records: &[OwnedRecord]) -> M {
     let mut machine = M::default();
     for record in records {
         machine.handle_record(record.as_record()).unwrap();
@@ -78,7 +79,7 @@ fn damaged_benchmark_checkpoints_are_refused() {
         m.snapshot() == status.snapshot()
     });
 
-    let records: Vec<SynthRecord> = synth::offsets_topic(&scale, 7).collect();
+    let records: Vec<OwnedRecord> = synth::offsets_topic(&scale, 7).collect();
     let offsets = replayed::<OffsetLog>(&records);
     every_damage_is_refused("offsets", &offsets.checkpoint(), OffsetLog::restore, |m| {
         m.snapshot() == offsets.snapshot()

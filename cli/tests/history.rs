@@ -78,7 +78,7 @@ fn dumps(life: &Lifecycle, name: &str) -> Vec<(TopicKind, PathBuf)> {
                         "topic": topic, "partition": r.partition, "offset": r.offset,
                         "tstype": "create", "ts": r.timestamp,
                         "key": r.key.as_deref().map(|k| String::from_utf8(k.to_vec()).unwrap()),
-                        "payload": r.payload.as_deref().map(|v| String::from_utf8(v.to_vec()).unwrap()),
+                        "payload": r.value.as_deref().map(|v| String::from_utf8(v.to_vec()).unwrap()),
                     });
                     text.push_str(&line.to_string());
                     text.push('\n');

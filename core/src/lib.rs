@@ -83,7 +83,7 @@ mod sync;
 
 pub use kind::TopicKind;
 pub use machine::{Layer, Restore, Topic, TopicLog, TopicMachine};
-pub use record::{ProducerRecord, Record, RecordError, RecordOutcome};
+pub use record::{OwnedRecord, ProducerRecord, Record, RecordError, RecordOutcome};
 
 /// The README's code blocks, compiled and run as doctests so the README cannot drift.
 #[cfg(doctest)]

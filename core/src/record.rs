@@ -48,6 +48,61 @@ impl<'a> Record<'a> {
     pub fn with_timestamp(self, timestamp: Option<i64>) -> Self {
         Self { timestamp, ..self }
     }
+
+    /// The record with its own copies of the key and value.
+    pub fn to_owned(&self) -> OwnedRecord {
+        OwnedRecord {
+            key: self.key.map(<[u8]>::to_vec),
+            value: self.value.map(<[u8]>::to_vec),
+            offset: self.offset,
+            partition: self.partition,
+            timestamp: self.timestamp,
+        }
+    }
+}
+
+/// A [`Record`] that owns its key and value: what a transport fetched, a dump line held, a
+/// generator made. The one owned form every crate of the workspace uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OwnedRecord {
+    /// The key bytes, `None` for a record without key.
+    pub key: Option<Vec<u8>>,
+    /// The value bytes; `None` is a tombstone.
+    pub value: Option<Vec<u8>>,
+    /// The record's offset in its partition (offsets never change; compaction leaves gaps).
+    pub offset: i64,
+    /// The partition it was read from.
+    pub partition: i32,
+    /// The record's timestamp (ms since the epoch), `None` when unknown.
+    pub timestamp: Option<i64>,
+}
+
+impl OwnedRecord {
+    /// The record as the machines consume it.
+    pub fn as_record(&self) -> Record<'_> {
+        Record {
+            key: self.key.as_deref(),
+            value: self.value.as_deref(),
+            offset: self.offset,
+            partition: self.partition,
+            timestamp: self.timestamp,
+        }
+    }
+
+    /// The record to write again, to the partition it was read from (a record without key
+    /// gets an empty one: a producer record always has one).
+    pub fn into_producer_record(self) -> ProducerRecord {
+        ProducerRecord {
+            key: self.key.unwrap_or_default(),
+            value: self.value,
+            partition: Some(self.partition),
+        }
+    }
+
+    /// Key plus value bytes.
+    pub fn raw_len(&self) -> usize {
+        self.key.as_ref().map_or(0, Vec::len) + self.value.as_ref().map_or(0, Vec::len)
+    }
 }
 
 /// What happened to a record that was accepted for handling.

@@ -8,49 +8,30 @@
 
 use std::io::BufRead;
 
+use engine::OwnedRecord;
 use serde_json::Value;
 
-/// One record of a dump, owning its bytes.
+/// One record of a dump: the record, and the line it was read from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DumpRecord {
-    /// 1-based line number in the dump.
+    /// 1-based line number in the dump (0: not read from a dump).
     pub line: usize,
-    /// Partition (default 0).
-    pub partition: i32,
-    /// Offset.
-    pub offset: i64,
-    /// Key bytes, `None` for a null key.
-    pub key: Option<Vec<u8>>,
-    /// Value bytes, `None` for a tombstone.
-    pub payload: Option<Vec<u8>>,
-    /// The record's timestamp (ms since the epoch), `None` when the dump has none.
-    pub timestamp: Option<i64>,
+    /// The record (kcat's `payload` is its value).
+    pub record: OwnedRecord,
 }
 
-impl DumpRecord {
-    /// The record as the core consumes it.
-    pub fn as_record(&self) -> engine::Record<'_> {
-        engine::Record {
-            key: self.key.as_deref(),
-            value: self.payload.as_deref(),
-            offset: self.offset,
-            partition: self.partition,
-            timestamp: self.timestamp,
-        }
+impl core::ops::Deref for DumpRecord {
+    type Target = OwnedRecord;
+
+    fn deref(&self) -> &OwnedRecord {
+        &self.record
     }
 }
 
-impl From<connect_state_store::FetchedRecord> for DumpRecord {
+impl From<OwnedRecord> for DumpRecord {
     /// A record fetched from a topic, as a dump would hold it (line 0: no line).
-    fn from(record: connect_state_store::FetchedRecord) -> Self {
-        Self {
-            line: 0,
-            partition: record.partition,
-            offset: record.offset,
-            key: record.key,
-            payload: record.value,
-            timestamp: record.timestamp,
-        }
+    fn from(record: OwnedRecord) -> Self {
+        Self { line: 0, record }
     }
 }
 
@@ -136,11 +117,13 @@ pub fn parse_line(line_no: usize, text: &str) -> Result<Option<DumpRecord>, Line
     };
     Ok(Some(DumpRecord {
         line: line_no,
-        partition,
-        offset,
-        key: bytes("key")?,
-        payload: bytes("payload")?,
-        timestamp,
+        record: OwnedRecord {
+            key: bytes("key")?,
+            value: bytes("payload")?,
+            offset,
+            partition,
+            timestamp,
+        },
     }))
 }
 
@@ -407,14 +390,11 @@ mod tests {
         let record = parse_line(1, line).unwrap().unwrap();
         assert_eq!(record.offset, 3);
         assert_eq!(record.key.as_deref(), Some(&b"connector-a"[..]));
-        assert_eq!(
-            record.payload.as_deref(),
-            Some(&br#"{"properties":{}}"#[..])
-        );
+        assert_eq!(record.value.as_deref(), Some(&br#"{"properties":{}}"#[..]));
         let tombstone = parse_line(2, r#"{"offset":4,"key":"connector-a","payload":null}"#)
             .unwrap()
             .unwrap();
-        assert_eq!(tombstone.payload, None);
+        assert_eq!(tombstone.value, None);
         assert_eq!(tombstone.partition, 0);
         assert_eq!(parse_line(3, "   ").unwrap(), None);
         assert_eq!(record.timestamp, Some(1));

@@ -82,16 +82,18 @@ mod tests {
     use super::*;
     use crate::cut::Point;
     use engine::config::{ConfigEvent, ConfigLog};
-    use engine::TopicKind;
+    use engine::{OwnedRecord, TopicKind};
 
     fn record(line: usize, offset: i64, key: &str, value: &str, ts: Option<i64>) -> DumpRecord {
         DumpRecord {
             line,
-            partition: 0,
-            offset,
-            key: Some(key.as_bytes().to_vec()),
-            payload: Some(value.as_bytes().to_vec()),
-            timestamp: ts,
+            record: OwnedRecord {
+                key: Some(key.as_bytes().to_vec()),
+                value: Some(value.as_bytes().to_vec()),
+                offset,
+                partition: 0,
+                timestamp: ts,
+            },
         }
     }
 
@@ -134,7 +136,7 @@ mod tests {
         assert_eq!(log.snapshot().connectors().collect::<Vec<_>>(), ["a", "b"]);
 
         let mut untimed = records.clone();
-        untimed[1].timestamp = None;
+        untimed[1].record.timestamp = None;
         let cut = Cut::new(Point::Time(20), TopicKind::Config).unwrap();
         let options = ReplayOptions {
             cut: Some(cut),
@@ -148,7 +150,7 @@ mod tests {
         );
 
         let mut elsewhere = records;
-        elsewhere[2].partition = 1;
+        elsewhere[2].record.partition = 1;
         let options = ReplayOptions {
             single_partition: true,
             ..ReplayOptions::default()

@@ -20,7 +20,7 @@ use engine::json::JsonValue;
 use engine::offsets::{default_partition, offset_key, offset_value, OrderedMap};
 use engine::status::write::{topic_status_record, topic_tombstone, StatusUpdate};
 use engine::status::{StatusState, TopicStatus};
-use engine::{ProducerRecord, Record};
+use engine::{OwnedRecord, ProducerRecord};
 
 /// Partitions of the generated status topic (Connect's default for `status.storage.topic`).
 pub const STATUS_PARTITIONS: i32 = 5;
@@ -89,42 +89,11 @@ impl Scale {
     };
 }
 
-/// One generated record with its place in the topic.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SynthRecord {
-    /// The key bytes.
-    pub key: Vec<u8>,
-    /// The value bytes; `None` is a tombstone.
-    pub value: Option<Vec<u8>>,
-    /// The topic partition.
-    pub partition: i32,
-    /// The offset in that partition.
-    pub offset: i64,
-}
-
-impl SynthRecord {
-    /// The record as the machines consume it.
-    pub fn as_record(&self) -> Record<'_> {
-        Record {
-            key: Some(&self.key),
-            value: self.value.as_deref(),
-            offset: self.offset,
-            partition: self.partition,
-            timestamp: None,
-        }
-    }
-
-    /// Key plus value bytes.
-    pub fn raw_len(&self) -> usize {
-        self.key.len() + self.value.as_ref().map_or(0, Vec::len)
-    }
-}
-
 /// Appends producer records to a topic, placing each on its partition with the next offset.
 struct TopicBuilder {
     partitions: i32,
     next_offsets: Vec<i64>,
-    records: Vec<SynthRecord>,
+    records: Vec<OwnedRecord>,
 }
 
 impl TopicBuilder {
@@ -139,11 +108,12 @@ impl TopicBuilder {
     fn push(&mut self, record: ProducerRecord) {
         let partition = place(&record, self.partitions);
         let slot = &mut self.next_offsets[partition as usize];
-        self.records.push(SynthRecord {
-            key: record.key,
+        self.records.push(OwnedRecord {
+            key: Some(record.key),
             value: record.value,
             partition,
             offset: *slot,
+            timestamp: None,
         });
         *slot += 1;
     }
@@ -296,7 +266,7 @@ fn task_properties(
 #[derive(Debug, Clone)]
 pub struct ConfigTopic {
     /// The records, all on partition 0, offsets from 0.
-    pub records: Vec<SynthRecord>,
+    pub records: Vec<OwnedRecord>,
     /// Each live connector and its committed task count.
     pub task_counts: BTreeMap<String, i32>,
     /// Connectors created and later removed (their task and commit records stay).
@@ -379,15 +349,17 @@ pub fn config_topic(scale: &Scale, seed: u64) -> ConfigTopic {
 
 /// What a compacted topic converges to once tombstones expire: the latest record of each key
 /// (per partition), in offset order, without tombstones. Offsets are kept (with gaps).
-pub fn compacted(records: &[SynthRecord]) -> Vec<SynthRecord> {
-    let mut latest: BTreeMap<(i32, &[u8]), usize> = BTreeMap::new();
+pub fn compacted(records: &[OwnedRecord]) -> Vec<OwnedRecord> {
+    let mut latest: BTreeMap<(i32, Option<&[u8]>), usize> = BTreeMap::new();
     for (i, r) in records.iter().enumerate() {
-        latest.insert((r.partition, &r.key), i);
+        latest.insert((r.partition, r.key.as_deref()), i);
     }
     records
         .iter()
         .enumerate()
-        .filter(|(i, r)| r.value.is_some() && latest.get(&(r.partition, &r.key[..])) == Some(i))
+        .filter(|(i, r)| {
+            r.value.is_some() && latest.get(&(r.partition, r.key.as_deref())) == Some(i)
+        })
         .map(|(_, r)| r.clone())
         .collect()
 }
@@ -396,7 +368,7 @@ pub fn compacted(records: &[SynthRecord]) -> Vec<SynthRecord> {
 #[derive(Debug, Clone)]
 pub struct StatusTopic {
     /// The records, on [`STATUS_PARTITIONS`] partitions as Java's partitioner places them.
-    pub records: Vec<SynthRecord>,
+    pub records: Vec<OwnedRecord>,
     /// Connectors with a status at the end.
     pub connectors: usize,
     /// Task statuses at the end.
@@ -737,9 +709,9 @@ impl OffsetsStream {
 }
 
 impl Iterator for OffsetsStream {
-    type Item = SynthRecord;
+    type Item = OwnedRecord;
 
-    fn next(&mut self) -> Option<SynthRecord> {
+    fn next(&mut self) -> Option<OwnedRecord> {
         loop {
             if self.next >= self.partitions {
                 self.phase = match self.phase {
@@ -766,11 +738,12 @@ impl Iterator for OffsetsStream {
             let slot = &mut self.next_offsets[partition as usize];
             let offset = *slot;
             *slot += 1;
-            return Some(SynthRecord {
-                key,
+            return Some(OwnedRecord {
+                key: Some(key),
                 value,
                 partition,
                 offset,
+                timestamp: None,
             });
         }
     }
@@ -816,7 +789,7 @@ mod tests {
         for r in &compacted {
             let outcome = log.handle_record(r.as_record()).unwrap();
             // Only the leftovers of removed connectors (KAFKA-16838 ghosts) are skipped.
-            let key = String::from_utf8_lossy(&r.key);
+            let key = String::from_utf8_lossy(r.key.as_deref().unwrap_or_default());
             let ghost = topic.removed.iter().any(|c| key.ends_with(c.as_str()));
             assert!(outcome.is_applied() || ghost, "{outcome:?} {key}");
         }
@@ -841,14 +814,19 @@ mod tests {
         let commit = topic
             .records
             .iter()
-            .find(|r| r.key.starts_with(b"commit-"))
+            .find(|r| r.key.as_deref().unwrap_or_default().starts_with(b"commit-"))
             .unwrap();
         let text = std::str::from_utf8(commit.value.as_deref().unwrap()).unwrap();
         assert!(text.starts_with("{\"tasks\":"), "{text}");
         let config = topic
             .records
             .iter()
-            .find(|r| r.key.starts_with(b"connector-"))
+            .find(|r| {
+                r.key
+                    .as_deref()
+                    .unwrap_or_default()
+                    .starts_with(b"connector-")
+            })
             .unwrap();
         let text = std::str::from_utf8(config.value.as_deref().unwrap()).unwrap();
         assert!(text.starts_with("{\"properties\":{"), "{text}");

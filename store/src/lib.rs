@@ -36,7 +36,7 @@ pub use partition::PartitionReader;
 use read_ahead::{Fetcher, Prefetch};
 pub use secrets::is_secret;
 pub use transport::{
-    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
+    FetchedBatch, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
 };
 
 /// Java's `READ_WRITE_TOTAL_TIMEOUT_MS`: the default budget of one write call.

@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use crate::transport::{FetchedRecord, Transport};
+use crate::transport::Transport;
 use crate::StoreError;
+use engine::OwnedRecord;
 
 /// Where a read of `partition` goes on after a fetch from `position` that says the next offset
 /// is `next` (the larger of the batch's and the machine's): there, or [`StoreError::Stalled`]
@@ -63,7 +64,7 @@ impl<T: Transport + ?Sized> PartitionReader<T> {
 
     /// The next records of the partition below the end, in offset order; empty once the end
     /// is reached (records a compaction removed are skipped, as the broker skips them).
-    pub async fn next_batch(&mut self) -> Result<Vec<FetchedRecord>, StoreError> {
+    pub async fn next_batch(&mut self) -> Result<Vec<OwnedRecord>, StoreError> {
         while self.next < self.end {
             let wanted = usize::try_from(self.end - self.next)
                 .unwrap_or(usize::MAX)
@@ -80,7 +81,7 @@ impl<T: Transport + ?Sized> PartitionReader<T> {
                 batch.next_offset,
             )?;
             let end = self.end;
-            let records: Vec<FetchedRecord> = batch
+            let records: Vec<OwnedRecord> = batch
                 .records
                 .into_iter()
                 .filter(|r| r.offset < end)

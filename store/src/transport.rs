@@ -3,41 +3,13 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use engine::ProducerRecord;
-
-/// A record as fetched: owned bytes with its position.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchedRecord {
-    /// The partition it was read from.
-    pub partition: i32,
-    /// Its offset (offsets never change; compaction leaves gaps).
-    pub offset: i64,
-    /// The key bytes, `None` for a record without key.
-    pub key: Option<Vec<u8>>,
-    /// The value bytes, `None` for a tombstone.
-    pub value: Option<Vec<u8>>,
-    /// The record's timestamp (ms since the epoch), `None` when the broker gave none.
-    pub timestamp: Option<i64>,
-}
-
-impl FetchedRecord {
-    /// The record as the core consumes it.
-    pub fn as_record(&self) -> engine::Record<'_> {
-        engine::Record {
-            key: self.key.as_deref(),
-            value: self.value.as_deref(),
-            offset: self.offset,
-            partition: self.partition,
-            timestamp: self.timestamp,
-        }
-    }
-}
+use engine::{OwnedRecord, ProducerRecord};
 
 /// The answer to one fetch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FetchedBatch {
     /// Records at or after the requested offset, in offset order (possibly none).
-    pub records: Vec<FetchedRecord>,
+    pub records: Vec<OwnedRecord>,
     /// Where the next fetch of this partition starts: past every record and gap (compacted
     /// records, transaction markers, filtered aborted records) the broker skipped.
     pub next_offset: i64,

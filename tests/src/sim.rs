@@ -11,10 +11,10 @@ use connect_state_memory::{
     FetchFault, MemoryCluster, MemoryTransport, ProduceFault, RecordKind, TopicConfig,
 };
 use connect_state_store::{
-    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, Store, StoreSettings, TopicDescription,
-    TopicKind, Transport, TransportError,
+    FetchedBatch, NewTopic, ProduceMode, Store, StoreSettings, TopicDescription, TopicKind,
+    Transport, TransportError,
 };
-use engine::{ProducerRecord, TopicMachine};
+use engine::{OwnedRecord, ProducerRecord, TopicMachine};
 
 /// A current-thread runtime for driving the async stores.
 pub fn runtime() -> tokio::runtime::Runtime {
@@ -49,7 +49,7 @@ pub fn lock(cluster: &Mutex<MemoryCluster>) -> MutexGuard<'_, MemoryCluster> {
 /// fetched batch in order, so this is exactly the order the reader's machine consumed records.
 pub struct Recording {
     inner: MemoryTransport,
-    consumed: Mutex<Vec<FetchedRecord>>,
+    consumed: Mutex<Vec<OwnedRecord>>,
     /// Where each fetch is noted as it starts (`fetch PARTITION@OFFSET`), if anywhere.
     starts: Option<Arc<Mutex<Vec<String>>>>,
 }
@@ -72,7 +72,7 @@ impl Recording {
     }
 
     /// Every record handed out so far, in order.
-    pub fn consumed(&self) -> Vec<FetchedRecord> {
+    pub fn consumed(&self) -> Vec<OwnedRecord> {
         self.consumed.lock().expect("recording lock").clone()
     }
 }
@@ -358,7 +358,7 @@ impl<M: TopicMachine + Default> Sim<M> {
     }
 
     /// Every record the reader was handed, in order.
-    pub fn consumed(&self) -> Vec<FetchedRecord> {
+    pub fn consumed(&self) -> Vec<OwnedRecord> {
         self.reader_transport.consumed()
     }
 

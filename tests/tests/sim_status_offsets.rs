@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex};
 
 use connect_state_memory::{FetchFault, MemoryCluster, MemoryTransport, TopicConfig};
 use connect_state_ops::rest::Answer;
-use connect_state_store::{FetchedRecord, Store, TopicKind};
+use connect_state_store::{Store, TopicKind};
 use engine::json::{JsonObject, JsonValue};
 use engine::offsets::{
     default_partition, kip875, offset_key, offset_value, OffsetEvent, OffsetLog, OffsetSnapshot,
@@ -34,6 +34,7 @@ use engine::status::{
     Status, StatusEvent, StatusLog, StatusSnapshot, StatusState, StatusUpdate, TopicStatus,
     TopicTracking, TopicTrackingError,
 };
+use engine::OwnedRecord;
 use engine::ProducerRecord;
 use proptest::prelude::*;
 
@@ -74,7 +75,7 @@ fn new_cluster(
 /// appended, each once, in offset order per partition; and since it read to the end, it saw the
 /// last record of every key in every partition (compaction keeps the latest record of a key,
 /// and tombstones survive here: the clock never reaches `delete.retention.ms`).
-fn check_consumed(consumed: &[FetchedRecord], log: &LogCapture) -> Result<(), TestCaseError> {
+fn check_consumed(consumed: &[OwnedRecord], log: &LogCapture) -> Result<(), TestCaseError> {
     let appended: BTreeMap<(i32, i64), &Appended> = log
         .records
         .iter()
@@ -413,7 +414,7 @@ fn prepared(
 struct StatusOutcome {
     snapshot: StatusSnapshot,
     events: Vec<StatusEvent>,
-    consumed: Vec<FetchedRecord>,
+    consumed: Vec<OwnedRecord>,
     log: LogCapture,
     cluster: MemoryCluster,
 }
@@ -1119,7 +1120,7 @@ impl OffsetsModel {
         }
     }
 
-    fn fold(consumed: &[FetchedRecord]) -> Self {
+    fn fold(consumed: &[OwnedRecord]) -> Self {
         let mut model = Self::default();
         for r in consumed {
             let key = r.key.as_deref().expect("keyed");
@@ -1135,8 +1136,8 @@ struct OffsetsOutcome {
     /// After producing every connector's reset and reading it back.
     snapshot: OffsetSnapshot,
     events: Vec<OffsetEvent>,
-    consumed_before_reset: Vec<FetchedRecord>,
-    consumed: Vec<FetchedRecord>,
+    consumed_before_reset: Vec<OwnedRecord>,
+    consumed: Vec<OwnedRecord>,
     log_before_reset: LogCapture,
     log: LogCapture,
     resets: Vec<(String, Vec<ProducerRecord>)>,
@@ -1243,7 +1244,7 @@ fn offset_to_position(offset: Option<&OrderedMap>) -> Option<i64> {
 ///   membership in its connector's set is "the last record of that key is a value".
 fn check_offsets_state(
     snapshot: &OffsetSnapshot,
-    consumed: &[FetchedRecord],
+    consumed: &[OwnedRecord],
     log: &LogCapture,
 ) -> Result<(), TestCaseError> {
     check_consumed(consumed, log)?;

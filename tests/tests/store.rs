@@ -413,7 +413,7 @@ impl Transport for Movable {
         let end = *self.end.lock().unwrap();
         Ok(FetchedBatch {
             records: (from..end)
-                .map(|offset| connect_state_store::FetchedRecord {
+                .map(|offset| engine::OwnedRecord {
                     partition,
                     offset,
                     key: Some(b"ignored".to_vec()),

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use connect_state_store::{
-    FetchedBatch, FetchedRecord, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
+    FetchedBatch, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
 };
-use engine::ProducerRecord;
+use engine::{OwnedRecord, ProducerRecord};
 use rdkafka::admin::{
     AdminClient, AdminOptions, NewTopic as KafkaNewTopic, ResourceSpecifier, TopicReplication,
 };
@@ -612,7 +612,7 @@ fn fetch_blocking(
                 {
                     continue;
                 }
-                records.push(FetchedRecord {
+                records.push(OwnedRecord {
                     partition,
                     offset: message.offset(),
                     key: message.key().map(<[u8]>::to_vec),

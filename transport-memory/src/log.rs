@@ -3,7 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use connect_state_store::{FetchedBatch, FetchedRecord};
+use connect_state_store::FetchedBatch;
+use engine::OwnedRecord;
 
 use crate::config::TopicConfig;
 
@@ -312,7 +313,7 @@ impl PartitionLog {
                 RecordKind::Marker { .. } => false,
             };
             if visible {
-                records.push(FetchedRecord {
+                records.push(OwnedRecord {
                     partition,
                     offset: stored.offset,
                     key: stored.key.clone(),

@@ -2,6 +2,7 @@
 //! topics against raw reads of the same three, and how soon `serve` shows a status record
 //! produced to the broker.
 
+use engine::OwnedRecord;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -21,7 +22,7 @@ use crate::bench::FRESHNESS_UPDATES;
 use crate::bench::{AllTopicsFigures, BrokerFigures};
 use crate::common::{CliError, Format};
 use crate::inspect::InspectArgs;
-use crate::synth::{self, Scale, SynthRecord};
+use crate::synth::{self, Scale};
 
 /// How long one update may take to show in `serve` before the row fails.
 const FRESHNESS_TIMEOUT: Duration = Duration::from_secs(30);
@@ -107,7 +108,7 @@ async fn produce<M: TopicMachine + Default>(
     transport: &Arc<KafkaTransport>,
     name: &str,
     kind: TopicKind,
-    records: impl IntoIterator<Item = SynthRecord>,
+    records: impl IntoIterator<Item = OwnedRecord>,
 ) -> Result<u64, CliError> {
     let mut settings = StoreSettings::new(name, kind);
     settings
@@ -124,11 +125,7 @@ async fn produce<M: TopicMachine + Default>(
         let batch: Vec<ProducerRecord> = records
             .by_ref()
             .take(5_000)
-            .map(|r| ProducerRecord {
-                key: r.key,
-                value: r.value,
-                partition: Some(r.partition),
-            })
+            .map(OwnedRecord::into_producer_record)
             .collect();
         written += batch.len() as u64;
         transport
@@ -394,9 +391,8 @@ pub fn bench_kafka(
             let batch: Vec<ProducerRecord> = chunk
                 .iter()
                 .map(|r| ProducerRecord {
-                    key: r.key.clone(),
-                    value: r.value.clone(),
                     partition: Some(0),
+                    ..r.clone().into_producer_record()
                 })
                 .collect();
             transport

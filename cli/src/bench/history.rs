@@ -2,6 +2,7 @@
 //! same topics (goal: at most 2x), and the peak memory of each (history streams: its memory
 //! is the state's, not the number of changes').
 
+use engine::OwnedRecord;
 use std::time::Instant;
 
 use connect_state_ops::history::{self, Options, RecordStream};
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::bench::measure::{best_of, memory};
 use crate::common::CliError;
 use crate::kcat::DumpRecord;
-use crate::synth::{self, Scale, SynthRecord};
+use crate::synth::{self, Scale};
 
 /// History figures.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -39,19 +40,12 @@ pub struct HistoryFigures {
 /// The topics' records as a dump reader yields them (owned), the offsets topic generated as
 /// it is read (it is not held: at full scale it has 11 million records).
 fn streams<'a>(
-    config: &'a [SynthRecord],
-    status: &'a [SynthRecord],
+    config: &'a [OwnedRecord],
+    status: &'a [OwnedRecord],
     scale: &Scale,
     seed: u64,
 ) -> [(TopicKind, RecordStream<'a>); 3] {
-    let owned = |r: SynthRecord| DumpRecord {
-        line: 0,
-        partition: r.partition,
-        offset: r.offset,
-        key: Some(r.key),
-        payload: r.value,
-        timestamp: None,
-    };
+    let owned = DumpRecord::from;
     [
         (
             TopicKind::Config,
@@ -69,8 +63,8 @@ fn streams<'a>(
 }
 
 fn replay_all(
-    config: &[SynthRecord],
-    status: &[SynthRecord],
+    config: &[OwnedRecord],
+    status: &[OwnedRecord],
     scale: &Scale,
     seed: u64,
 ) -> Result<u64, CliError> {
@@ -101,8 +95,8 @@ fn unreachable_error() -> crate::kcat::DumpError {
 }
 
 fn tell_all(
-    config: &[SynthRecord],
-    status: &[SynthRecord],
+    config: &[OwnedRecord],
+    status: &[OwnedRecord],
     scale: &Scale,
     seed: u64,
 ) -> Result<history::Summary, CliError> {

@@ -1,6 +1,7 @@
 //! The `/metrics` benchmark: a scrape of the synthetic topics' state (at full scale 10,000
 //! connectors and 85,000 tasks), timed, with the resident set before and after many scrapes.
 
+use engine::OwnedRecord;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::measure::{best_of, memory};
 use crate::common::CliError;
-use crate::synth::{self, Scale, SynthRecord};
+use crate::synth::{self, Scale};
 
 /// `/metrics` figures.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -42,7 +43,7 @@ pub struct MetricsFigures {
 fn read<T: Chronicle>(
     kind: TopicKind,
     part: &mut RecentPart,
-    records: impl IntoIterator<Item = SynthRecord>,
+    records: impl IntoIterator<Item = OwnedRecord>,
     partitions: i32,
     indexed: bool,
 ) -> TopicRead<History<T>> {

@@ -5,6 +5,7 @@
 //! A record file is a sequence of big-endian frames: `i32 partition`, `i64 offset`,
 //! `i32 key length`, the key, `i32 value length` or -1 for a tombstone, the value.
 
+use engine::OwnedRecord;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -12,7 +13,7 @@ use std::process::{Command, Stdio};
 use serde::de::DeserializeOwned;
 
 use crate::common::CliError;
-use crate::synth::{self, Scale, SynthRecord};
+use crate::synth::{self, Scale};
 
 /// The three topics' record files in a scratch directory, removed when dropped.
 pub struct RecordFiles {
@@ -91,23 +92,23 @@ impl Drop for RecordFiles {
     }
 }
 
-fn frame(out: &mut impl Write, r: &SynthRecord) -> std::io::Result<()> {
+fn frame(out: &mut impl Write, r: &OwnedRecord) -> std::io::Result<()> {
     out.write_all(&r.partition.to_be_bytes())?;
     out.write_all(&r.offset.to_be_bytes())?;
     let len = |b: &[u8]| i32::try_from(b.len()).unwrap_or(i32::MAX);
-    out.write_all(&len(&r.key).to_be_bytes())?;
-    out.write_all(&r.key)?;
-    match &r.value {
-        Some(v) => {
-            out.write_all(&len(v).to_be_bytes())?;
-            out.write_all(v)?;
+    for part in [&r.key, &r.value] {
+        match part {
+            Some(bytes) => {
+                out.write_all(&len(bytes).to_be_bytes())?;
+                out.write_all(bytes)?;
+            }
+            None => out.write_all(&(-1i32).to_be_bytes())?,
         }
-        None => out.write_all(&(-1i32).to_be_bytes())?,
     }
     Ok(())
 }
 
-fn write_file<R: std::borrow::Borrow<SynthRecord>>(
+fn write_file<R: std::borrow::Borrow<OwnedRecord>>(
     path: &Path,
     records: impl IntoIterator<Item = R>,
 ) -> Result<(), CliError> {

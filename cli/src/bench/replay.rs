@@ -1,6 +1,7 @@
 //! The replay rows: each topic's replay throughput and memory, the parse floors, the
 //! checkpoint restart and the offsets tail with snapshots held.
 
+use engine::OwnedRecord;
 use std::time::{Duration, Instant};
 
 use engine::config::ConfigLog;
@@ -11,11 +12,11 @@ use engine::TopicMachine;
 use super::measure::{best_of, memory, rate, ratio};
 use super::{ConfigFigures, OffsetsFigures, StatusFigures, TAIL_RECORDS};
 use crate::common::CliError;
-use crate::synth::{self, Scale, SynthRecord};
+use crate::synth::{self, Scale};
 
 /// Replays `records` through a fresh machine as a starting worker does (no events), and marks it
 /// caught up.
-pub fn replay<M: TopicMachine + Default>(records: &[SynthRecord]) -> M {
+pub fn replay<M: TopicMachine + Default>(records: &[OwnedRecord]) -> M {
     let mut machine = M::default();
     for record in records {
         // Generated records are never refused (offsets and partitions are not negative).
@@ -28,7 +29,7 @@ pub fn replay<M: TopicMachine + Default>(records: &[SynthRecord]) -> M {
 
 /// The parse floor: parses every value with the core's JSON reader and drops it; no state
 /// machine. Returns how many values parsed.
-pub fn parse_floor(records: &[SynthRecord]) -> usize {
+pub fn parse_floor(records: &[OwnedRecord]) -> usize {
     records
         .iter()
         .filter_map(|r| r.value.as_deref())
@@ -38,7 +39,7 @@ pub fn parse_floor(records: &[SynthRecord]) -> usize {
 
 /// The SIMD floor: parses every value into a `sonic-rs` DOM (validating) and drops it. Returns
 /// how many values parsed. The bench's yardstick only: the core reads JSON as Jackson does.
-pub fn simd_floor(records: &[SynthRecord]) -> usize {
+pub fn simd_floor(records: &[OwnedRecord]) -> usize {
     records
         .iter()
         .filter_map(|r| r.value.as_deref())
@@ -47,7 +48,7 @@ pub fn simd_floor(records: &[SynthRecord]) -> usize {
 }
 
 /// A worker's restart from a config checkpoint: restore it, then replay the tail.
-pub fn restart_config(checkpoint: &[u8], tail: &[SynthRecord]) -> Result<ConfigLog, CliError> {
+pub fn restart_config(checkpoint: &[u8], tail: &[OwnedRecord]) -> Result<ConfigLog, CliError> {
     let mut log = ConfigLog::restore(checkpoint)
         .map_err(|e| CliError::Input(format!("the checkpoint was refused: {e}")))?;
     for record in tail {
@@ -64,7 +65,7 @@ pub fn bench_offsets(scale: &Scale, seed: u64) -> Result<OffsetsFigures, CliErro
     const BATCH: usize = 8_192;
     let counts = synth::offsets_counts(scale.offsets_partitions, seed);
     let mut stream = synth::offsets_topic(scale, seed);
-    let mut batch: Vec<SynthRecord> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<OwnedRecord> = Vec::with_capacity(BATCH);
     let base = memory::rss();
     let mut log = OffsetLog::new();
     let mut busy = Duration::ZERO;
@@ -128,7 +129,7 @@ fn bench_tail(log: &mut OffsetLog, scale: &Scale, seed: u64) -> (f64, f64) {
     let (mut plain, mut held) = (Duration::MAX, Duration::MAX);
     for _ in 0..5 {
         for keep_snapshots in [false, true] {
-            let mut tail: Vec<SynthRecord> = updates.by_ref().take(TAIL_RECORDS).collect();
+            let mut tail: Vec<OwnedRecord> = updates.by_ref().take(TAIL_RECORDS).collect();
             let mut next = std::collections::BTreeMap::new();
             for record in &mut tail {
                 let offset = next

@@ -4,6 +4,7 @@
 //! the value that follows costs (views, recent history, and the monitor brought up to date
 //! with what moved).
 
+use engine::OwnedRecord;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -15,7 +16,7 @@ use engine::ProducerRecord;
 use serde::{Deserialize, Serialize};
 
 use crate::common::CliError;
-use crate::synth::{self, Scale, SynthRecord, OFFSETS_PARTITIONS, STATUS_PARTITIONS};
+use crate::synth::{self, Scale, OFFSETS_PARTITIONS, STATUS_PARTITIONS};
 
 /// Refreshes measured after the start.
 const REFRESHES: usize = 20;
@@ -49,18 +50,19 @@ fn median(mut times: Vec<Duration>) -> f64 {
 async fn produce(
     transport: &MemoryTransport,
     topic: &str,
-    records: impl IntoIterator<Item = SynthRecord>,
+    records: impl IntoIterator<Item = OwnedRecord>,
 ) -> Result<u64, CliError> {
     let mut batch: Vec<ProducerRecord> = Vec::with_capacity(10_000);
     let mut written = 0;
     let mut records = records.into_iter().peekable();
     while records.peek().is_some() {
         batch.clear();
-        batch.extend(records.by_ref().take(10_000).map(|r| ProducerRecord {
-            key: r.key,
-            value: r.value,
-            partition: Some(r.partition),
-        }));
+        batch.extend(
+            records
+                .by_ref()
+                .take(10_000)
+                .map(OwnedRecord::into_producer_record),
+        );
         transport
             .produce(topic, &batch, ProduceMode::Plain)
             .await
@@ -148,7 +150,7 @@ pub fn bench_tail(scale: &Scale, seed: u64) -> Result<TailFigures, CliError> {
         let mut commits = synth::offsets_topic(scale, seed).filter(|r| r.value.is_some());
         let (mut refreshes, mut publishes) = (Vec::new(), Vec::new());
         for _ in 0..REFRESHES {
-            let batch: Vec<SynthRecord> = commits.by_ref().take(COMMITS_PER_REFRESH).collect();
+            let batch: Vec<OwnedRecord> = commits.by_ref().take(COMMITS_PER_REFRESH).collect();
             produce(&transport, "offsets", batch).await?;
             let start = Instant::now();
             let moved = tail

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use connect_state_store::FetchedRecord;
+use engine::OwnedRecord;
 use engine::ProducerRecord;
 use proptest::prelude::*;
 
@@ -122,7 +122,7 @@ fn read(
     isolation: Isolation,
     max: usize,
     clean_probability: f64,
-) -> Vec<FetchedRecord> {
+) -> Vec<OwnedRecord> {
     let end = cluster.end_offsets("t", isolation).unwrap()[&p];
     let mut position = 0;
     let mut out = Vec::new();
@@ -167,7 +167,7 @@ proptest! {
                 let seen = read(&mut cluster, p, isolation, max, clean_probability);
                 let offsets: Vec<i64> = seen.iter().map(|r| r.offset).collect();
                 prop_assert!(offsets.windows(2).all(|w| w[0] < w[1]), "{:?}", offsets);
-                for FetchedRecord { offset, key, value, partition, .. } in &seen {
+                for OwnedRecord { offset, key, value, partition, .. } in &seen {
                     prop_assert_eq!(*partition, p);
                     let entry = appended.get(offset);
                     prop_assert!(entry.is_some(), "offset {} was never appended", offset);

@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use connect_state_store::{FetchedRecord, NewTopic, ProduceMode, Transport, TransportError};
+use connect_state_store::{NewTopic, ProduceMode, Transport, TransportError};
+use engine::OwnedRecord;
 use engine::ProducerRecord;
 
 use crate::{
@@ -42,7 +43,7 @@ async fn setup(seed: u64, segment: u64) -> Shared {
 }
 
 /// Reads every partition of `t` from 0 to the end offsets sampled first.
-async fn read_to_end(transport: &MemoryTransport, max: usize) -> Vec<FetchedRecord> {
+async fn read_to_end(transport: &MemoryTransport, max: usize) -> Vec<OwnedRecord> {
     let mut out = Vec::new();
     for (partition, end) in transport.end_offsets("t").await.unwrap() {
         let mut position = 0;
@@ -63,12 +64,12 @@ async fn read_to_end(transport: &MemoryTransport, max: usize) -> Vec<FetchedReco
     out
 }
 
-fn offsets(records: &[FetchedRecord]) -> Vec<i64> {
+fn offsets(records: &[OwnedRecord]) -> Vec<i64> {
     records.iter().map(|r| r.offset).collect()
 }
 
 /// The last value read per key.
-fn fold(records: &[FetchedRecord]) -> BTreeMap<Vec<u8>, Option<Vec<u8>>> {
+fn fold(records: &[OwnedRecord]) -> BTreeMap<Vec<u8>, Option<Vec<u8>>> {
     records
         .iter()
         .map(|r| (r.key.clone().unwrap_or_default(), r.value.clone()))
