@@ -26,12 +26,11 @@ mod tokens;
 pub mod value;
 pub mod write;
 
-pub(crate) use borrowed::{member, Members, SortedObject, Value};
-pub(crate) use read::{
-    name_order, parse_borrowed, parse_named, parse_properties, FlatMember, FlatValue,
-    PropertiesRead, Top,
-};
+pub(crate) use borrowed::{member, name_order, Members, SortedObject, Value};
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
+pub(crate) use read::{
+    parse_borrowed, parse_named, parse_properties, FlatMember, FlatValue, PropertiesRead, Top,
+};
 pub(crate) use tokens::Tokens;
 pub use value::{JavaDouble, JsonObject, JsonValue, MAX_DEPTH};
 pub use write::{java_double_to_string, write_str, write_value, Natural, JAVA_DOUBLE};

@@ -295,16 +295,6 @@ pub(crate) enum FlatValue<'a> {
     Other(JsonValue),
 }
 
-/// The first 16 bytes of `name`, big-endian, zero-padded: if one name's key is below another's,
-/// so is the name (a name that ends early pads with the lowest byte); equal keys need the names
-/// compared. Sorting by it first spares most byte comparisons of names with a common prefix.
-pub(crate) fn name_order(name: &str) -> u128 {
-    let mut prefix = [0u8; 16];
-    let n = name.len().min(16);
-    prefix[..n].copy_from_slice(&name.as_bytes()[..n]);
-    u128::from_be_bytes(prefix)
-}
-
 /// What a document's first value is, for the one-pass readers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Top {
