@@ -15,7 +15,7 @@ use alloc::vec::{self, Vec};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::tokens::Token;
+use super::tokens::{push_value, Token};
 use super::{JsonObject, JsonValue};
 
 /// An object's members in document order, repeated names included.
@@ -136,23 +136,7 @@ impl Serialize for Tokens<'_, '_> {
                     continue;
                 }
             };
-            match value {
-                JsonValue::Null => tokens.push(Token::Null),
-                JsonValue::Bool(b) => tokens.push(Token::Bool(*b)),
-                JsonValue::Long(n) => tokens.push(Token::Long(*n)),
-                JsonValue::Double(d) => tokens.push(Token::Double(d.get().to_bits())),
-                JsonValue::BigInteger(digits) => tokens.push(Token::BigInteger(digits)),
-                JsonValue::String(s) => tokens.push(Token::String(s)),
-                JsonValue::Array(items) => {
-                    tokens.push(Token::Array(items.len()));
-                    pending.extend(items.iter().rev().map(|item| (None, Item::Owned(item))));
-                }
-                JsonValue::Object(members) => {
-                    tokens.push(Token::Object(members.len()));
-                    let sorted = members.iter().rev();
-                    pending.extend(sorted.map(|(n, v)| (Some(n.as_str()), Item::Owned(v))));
-                }
-            }
+            push_value(value, &mut tokens, &mut pending, Item::Owned);
         }
         tokens.serialize(serializer)
     }

@@ -34,32 +34,47 @@ pub(super) enum Token<S> {
 impl Serialize for Tokens<&JsonValue> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut tokens: Vec<Token<&str>> = Vec::new();
-        let mut pending: Vec<&JsonValue> = alloc::vec![self.0];
-        let mut names: Vec<Option<&str>> = alloc::vec![None];
-        while let (Some(value), Some(name)) = (pending.pop(), names.pop()) {
+        let mut pending: Vec<(Option<&str>, &JsonValue)> = alloc::vec![(None, self.0)];
+        while let Some((name, value)) = pending.pop() {
             if let Some(name) = name {
                 tokens.push(Token::String(name));
             }
-            match value {
-                JsonValue::Null => tokens.push(Token::Null),
-                JsonValue::Bool(b) => tokens.push(Token::Bool(*b)),
-                JsonValue::Long(n) => tokens.push(Token::Long(*n)),
-                JsonValue::Double(d) => tokens.push(Token::Double(d.get().to_bits())),
-                JsonValue::BigInteger(digits) => tokens.push(Token::BigInteger(digits)),
-                JsonValue::String(s) => tokens.push(Token::String(s)),
-                JsonValue::Array(items) => {
-                    tokens.push(Token::Array(items.len()));
-                    pending.extend(items.iter().rev());
-                    names.extend(items.iter().map(|_| None));
-                }
-                JsonValue::Object(members) => {
-                    tokens.push(Token::Object(members.len()));
-                    pending.extend(members.values().rev());
-                    names.extend(members.keys().rev().map(|k| Some(k.as_str())));
-                }
-            }
+            push_value(value, &mut tokens, &mut pending, |v| v);
         }
         tokens.serialize(serializer)
+    }
+}
+
+/// Writes one step of a value's pre-order walk: pushes `value`'s token (a scalar whole, a
+/// container's length) onto `tokens`, and its items onto `pending` (reversed, so popping takes
+/// them in order; object members with their names), each wrapped by `item` as the caller's
+/// walk holds them.
+pub(super) fn push_value<'v, T>(
+    value: &'v JsonValue,
+    tokens: &mut Vec<Token<&'v str>>,
+    pending: &mut Vec<(Option<&'v str>, T)>,
+    item: impl Fn(&'v JsonValue) -> T,
+) {
+    match value {
+        JsonValue::Null => tokens.push(Token::Null),
+        JsonValue::Bool(b) => tokens.push(Token::Bool(*b)),
+        JsonValue::Long(n) => tokens.push(Token::Long(*n)),
+        JsonValue::Double(d) => tokens.push(Token::Double(d.get().to_bits())),
+        JsonValue::BigInteger(digits) => tokens.push(Token::BigInteger(digits)),
+        JsonValue::String(s) => tokens.push(Token::String(s)),
+        JsonValue::Array(items) => {
+            tokens.push(Token::Array(items.len()));
+            pending.extend(items.iter().rev().map(|v| (None, item(v))));
+        }
+        JsonValue::Object(members) => {
+            tokens.push(Token::Object(members.len()));
+            pending.extend(
+                members
+                    .iter()
+                    .rev()
+                    .map(|(n, v)| (Some(n.as_str()), item(v))),
+            );
+        }
     }
 }
 
