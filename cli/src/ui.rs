@@ -11,7 +11,7 @@
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use connect_state_ops::history::{masked_config, Entry};
-use connect_state_ops::rest::{self, Views};
+use connect_state_ops::rest;
 use engine::status::StatusState;
 
 use crate::history::describe;
@@ -99,7 +99,10 @@ fn pager(paging: &Paging, total: usize, what: &str, link: &dyn Fn(usize) -> Stri
     }
 }
 
-fn page(title: &str, views: &Views, body: Markup) -> String {
+/// A page of `published`: the body under a header that names the positions everything on the
+/// page was read at (per topic, the next offsets of its partitions added up; for the config
+/// topic, its one partition's next offset).
+fn page(title: &str, published: &Published, body: Markup) -> String {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -112,7 +115,15 @@ fn page(title: &str, views: &Views, body: Markup) -> String {
             body {
                 header {
                     a href="/ui/" { strong { "connect-state" } }
-                    span.muted { " config offset " (views.config.offset()) }
+                    span.muted title="the next offset read, per topic (added up over its partitions)" {
+                        " read to"
+                        @for (i, (kind, partitions)) in published.positions.iter().enumerate() {
+                            @if i > 0 { " ·" }
+                            " " span.position data-topic=(kind.name()) data-next=(partitions.values().sum::<i64>()) {
+                                (kind.name()) " " (partitions.values().sum::<i64>())
+                            }
+                        }
+                    }
                     a.right href="/metrics" { "metrics" }
                 }
                 main { (body) }
@@ -248,7 +259,7 @@ pub fn overview(published: &Published, paging: &Paging) -> String {
             (timeline(&cluster))
         }
     };
-    page("connectors", views, body)
+    page("connectors", published, body)
 }
 
 /// One connector: its config (secrets masked), tasks, recent history and offsets (a page of
@@ -338,7 +349,7 @@ pub fn connector(published: &Published, c: &str, paging: &Paging) -> Option<Stri
             _ => p.muted { "No source offsets." }
         }
     };
-    Some(page(c, views, body))
+    Some(page(c, published, body))
 }
 
 fn timeline(entries: &[Entry]) -> Markup {
