@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use crate::common::{CliError, Exit};
 #[cfg(feature = "kafka")]
 use crate::inspect;
-use crate::{bench, demo, diff, doctor, history, offsets, replay, serve};
+use crate::{backup, bench, demo, diff, doctor, history, offsets, replay, restore, serve};
 
 /// What `--version` prints: the tool's version and that of the JSON contract its snapshots,
 /// events and diagnostics are written in ([`connect_state_ops::embed::CONTRACT_VERSION`]; a
@@ -118,6 +118,28 @@ pub enum Command {
         connect-state offsets import --connector jdbc-source new.json --bootstrap-servers \\\n      \
         localhost:9092 --config-topic connect-configs --offsets-topic connect-offsets --execute")]
     Offsets(offsets::OffsetsArgs),
+    /// Back up a Connect cluster's state without a worker: every connector's config and
+    /// target state, its task configs for reference, and the exact records of its source
+    /// offsets, in one versioned, checksummed document.
+    #[command(after_help = "Examples:\n  \
+        connect-state backup -o cluster.backup --bootstrap-servers localhost:9092 \\\n      \
+        --config-topic connect-configs --offsets-topic connect-offsets\n  \
+        connect-state backup -o orders.backup --connector orders-source \\\n      \
+        --from-dump config=configs.jsonl --from-dump offsets=offsets.jsonl\n  \
+        connect-state backup -o audit.backup --mask-secrets --from-dump config=configs.jsonl")]
+    Backup(backup::BackupArgs),
+    /// Restore a backup into a cluster's config and offsets topics as Java's writers write:
+    /// a dry run (the plan, checked against the target) unless `--execute`. Migrates with
+    /// `--connector`, `--rename OLD=NEW` and `--set CONNECTOR:KEY=VALUE`.
+    #[command(after_help = "Examples:\n  \
+        connect-state restore cluster.backup --bootstrap-servers new:9092 \\\n      \
+        --config-topic connect-configs --offsets-topic connect-offsets\n  \
+        connect-state restore cluster.backup --bootstrap-servers new:9092 \\\n      \
+        --config-topic connect-configs --offsets-topic connect-offsets --execute\n  \
+        connect-state restore cluster.backup --connector cdc --rename cdc=cdc-new \\\n      \
+        --set cdc-new:database.hostname=db2 --bootstrap-servers new:9092 \\\n      \
+        --config-topic connect-configs --offsets-topic connect-offsets --execute")]
+    Restore(restore::RestoreArgs),
     /// Serve Connect's REST API (GET endpoints, KIP-558 topics and its reset, KIP-875 offsets)
     /// straight from the topics, tailing them; read-only unless `--allow-writes`.
     #[command(after_help = "Examples:\n  \
@@ -152,6 +174,10 @@ pub fn run(cli: Cli) -> Result<Exit, CliError> {
             return with_stdout(|out| history::run(args, out).map(|()| Exit::Success))
         }
         Command::Offsets(args) => return with_stdout(|out| offsets::run(args, out)),
+        Command::Backup(args) => return backup::run(args, &mut stderr.lock()),
+        Command::Restore(args) => {
+            return with_stdout(|out| restore::run(args, out, &mut stderr.lock()))
+        }
         Command::Serve(args) => return with_stdout(|out| serve::run(args, out)),
         Command::Bench(args) => return with_stdout(|out| bench::run(args, out)),
         Command::Replay(args) => {

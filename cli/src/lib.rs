@@ -3,6 +3,7 @@
 //! the floor they share ([`common`]). The binary is a thin `main` over [`run`].
 
 pub mod admission;
+pub mod backup;
 pub mod bench;
 pub mod command;
 pub mod common;
@@ -18,6 +19,7 @@ pub mod offsets;
 mod parallel;
 pub mod progress;
 pub mod replay;
+pub mod restore;
 pub mod serve;
 pub mod source;
 mod table;

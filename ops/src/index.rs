@@ -51,6 +51,7 @@ pub struct Indexed<M> {
     pub machine: M,
     index: KeyIndex,
     unindexed: bool,
+    newest_timestamp: Option<i64>,
 }
 
 impl<M> Indexed<M> {
@@ -60,6 +61,7 @@ impl<M> Indexed<M> {
             machine,
             index: KeyIndex::default(),
             unindexed: false,
+            newest_timestamp: None,
         }
     }
 
@@ -81,6 +83,11 @@ impl<M> Indexed<M> {
     pub fn latest(&self, key: &str) -> Option<(i32, i64)> {
         self.index.latest(key)
     }
+
+    /// The newest record timestamp read (ms since the epoch), if any record had one.
+    pub fn newest_timestamp(&self) -> Option<i64> {
+        self.newest_timestamp
+    }
 }
 
 impl<M: TopicMachine> Layer for Indexed<M> {
@@ -94,9 +101,13 @@ impl<M: TopicMachine> Layer for Indexed<M> {
         &mut self.machine
     }
 
-    /// The machine handles the record; then its key's latest position is the record's.
+    /// The machine handles the record; then its key's latest position is the record's, and
+    /// its timestamp the newest if it is.
     fn on_record(&mut self, record: Record<'_>) -> Result<RecordOutcome<M::Skip>, RecordError> {
         let outcome = self.machine.handle_record(record)?;
+        if let Some(ts) = record.timestamp {
+            self.newest_timestamp = Some(self.newest_timestamp.map_or(ts, |n| n.max(ts)));
+        }
         if let Some(key) = record.key.filter(|_| !self.unindexed) {
             self.index.note(key, (record.partition, record.offset));
         }

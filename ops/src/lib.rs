@@ -11,10 +11,12 @@
 //! * Serving: tailing the topics and publishing one consistent value per refresh ([`tail`]),
 //!   with the recent history ([`recent`]) and the monitor ([`monitor`]); Connect's REST
 //!   answers from snapshots ([`rest`]).
+//! * Backing up and restoring a cluster's state ([`backup`]).
 //! * Writing and more: KIP-875 offsets documents as Java reads them ([`offsets_file`]), the
 //!   embedding API the bindings wrap ([`embed`]), deterministic synthetic topics for
 //!   benchmarks and tests ([`synth`]).
 
+pub mod backup;
 pub mod cut;
 pub mod diff;
 pub mod doctor;
@@ -22,6 +24,7 @@ pub mod embed;
 pub mod history;
 pub mod index;
 pub mod kcat;
+mod lines;
 pub mod load;
 pub mod monitor;
 pub mod offsets_file;

@@ -174,6 +174,18 @@ impl ConfigSnapshot {
         self.0.task_configs.get(&id.connector)?.get(&id.task)
     }
 
+    /// The applied task configs of one connector, stale ones included, ordered by task.
+    pub fn connector_task_configs(
+        &self,
+        connector: &str,
+    ) -> impl Iterator<Item = (i32, &Properties)> + '_ {
+        self.0
+            .task_configs
+            .get(connector)
+            .into_iter()
+            .flat_map(|tasks| tasks.iter().map(|(task, props)| (*task, props)))
+    }
+
     /// Every applied task config, stale ones included, ordered by task id.
     pub fn task_configs(&self) -> impl Iterator<Item = (TaskId, &Properties)> + '_ {
         self.0.task_configs.iter().flat_map(|(connector, tasks)| {

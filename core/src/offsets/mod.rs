@@ -27,7 +27,9 @@ use serde::{Deserialize, Serialize};
 pub use json_view::{OffsetEventJson, OffsetSnapshotJson};
 pub use live::StoredOffset;
 pub use murmur2::{default_partition, murmur2, to_positive};
-pub use ordered::{offset_key, offset_value, validate_value, Content, FormatError, OrderedMap};
+pub use ordered::{
+    offset_key, offset_value, renamed_key, validate_value, Content, FormatError, OrderedMap,
+};
 pub use partition_key::KeyProblem;
 pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError, FLUSH_ERROR};
 
@@ -413,6 +415,27 @@ impl OffsetSnapshot {
             .collect();
         partitions.sort_unstable();
         partitions.into_iter()
+    }
+
+    /// The live records of the connector's partitions (those [`connector_partitions`]
+    /// (Self::connector_partitions) lists): each key's bytes and its stored record, sorted by
+    /// key bytes. What a backup carries of the connector: the exact records to write again.
+    pub fn connector_records(&self, connector: &str) -> Vec<(&[u8], &StoredOffset)> {
+        let mut records: Vec<(&[u8], &StoredOffset)> = self
+            .0
+            .data
+            .with_high_bits(hash32(connector.as_bytes()))
+            .filter(|stored| stored.is_tracked())
+            .filter(|stored| {
+                matches!(
+                    partition_key::view(Some(stored.key())),
+                    partition_key::KeyView::Partition(key) if key.connector == connector
+                )
+            })
+            .map(|stored| (stored.key(), stored))
+            .collect();
+        records.sort_unstable_by_key(|(key, _)| *key);
+        records
     }
 
     /// The connector's partitions as Java re-serializes them (in `HashMap` order), sorted by

@@ -6,6 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::partition_key::{self, KeyShape};
 use crate::json::java_map::hash_map_order;
 use crate::json::{write_str, write_value, JsonObject, JsonValue};
 
@@ -185,6 +186,22 @@ pub fn offset_key(connector: &str, partition: Option<&OrderedMap>) -> Result<Vec
     }
     out.push(']');
     Ok(out.into_bytes())
+}
+
+/// The key of the same source partition for another connector: `[connector, partition]` with
+/// the partition's members in the order `key` lists them (first occurrences, the last value of
+/// a repeated name), as the connector's tasks write it (their map's order is the one the key
+/// was written in). `None` when `key` is not `[name, {partition}]` or the partition is one Java
+/// cannot write (a member holding a list or a map).
+pub fn renamed_key(key: &[u8], connector: &str) -> Option<Vec<u8>> {
+    let KeyShape::Partition(parsed) = partition_key::classify(Some(key)) else {
+        return None;
+    };
+    let names = partition_key::member_order(key);
+    let members = names
+        .into_iter()
+        .filter_map(|name| parsed.partition.get(&name).cloned().map(|v| (name, v)));
+    offset_key(connector, Some(&OrderedMap::new(members))).ok()
 }
 
 /// The value bytes of an offset (`None` for a tombstone). Validates it first.

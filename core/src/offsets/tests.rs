@@ -621,3 +621,45 @@ fn alter_collapses_partitions_equal_once_normalised_as_java_does() {
     assert_eq!(records[0].key, br#"["b",{"filename":0.0}]"#);
     assert_eq!(records[0].value.as_deref(), Some(&b"{}"[..]));
 }
+
+#[test]
+fn a_connectors_records_are_its_tracked_keys_live_records_by_key_bytes() {
+    let mut f = Feed::new();
+    f.put(3, Some(r#"["b",{"f":"2"}]"#), Some(r#"{"pos":2}"#));
+    f.put(1, Some(r#"["a",{"f":"9"}]"#), Some(r#"{"pos":9}"#));
+    f.put(0, Some(r#"["b",{"f":"1"}]"#), Some(r#"{"pos":1}"#));
+    f.put(0, Some(r#"["b",null]"#), Some(r#"{"pos":0}"#));
+    f.put(2, Some(r#"["b",{"f":"3"}]"#), Some(r#"{"pos":3}"#));
+    f.put(2, Some(r#"["b",{"f":"3"}]"#), None);
+    f.put(4, Some("not json"), Some("{}"));
+    let snapshot = f.snap();
+    let records: Vec<(&[u8], i32, &[u8])> = snapshot
+        .connector_records("b")
+        .into_iter()
+        .map(|(key, stored)| (key, stored.partition(), stored.value()))
+        .collect();
+    assert_eq!(
+        records,
+        [
+            (&br#"["b",{"f":"1"}]"#[..], 0, &br#"{"pos":1}"#[..]),
+            (&br#"["b",{"f":"2"}]"#[..], 3, &br#"{"pos":2}"#[..]),
+        ]
+    );
+    assert_eq!(snapshot.connector_records("a").len(), 1);
+    assert!(snapshot.connector_records("c").is_empty());
+}
+
+#[test]
+fn a_renamed_key_keeps_the_partitions_member_order() {
+    assert_eq!(
+        renamed_key(br#"["old",{"z":1,"a":"x","z":2}]"#, "new-name").as_deref(),
+        Some(&br#"["new-name",{"z":2,"a":"x"}]"#[..])
+    );
+    assert_eq!(
+        renamed_key(br#"[ "old" , { "file" : "a\u0041" } ]"#, "n").as_deref(),
+        Some(&br#"["n",{"file":"aA"}]"#[..])
+    );
+    assert_eq!(renamed_key(br#"["old",null]"#, "n"), None);
+    assert_eq!(renamed_key(br#"["old",{"nested":{"a":1}}]"#, "n"), None);
+    assert_eq!(renamed_key(b"not json", "n"), None);
+}
