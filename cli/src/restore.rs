@@ -9,7 +9,7 @@ use std::io::{BufReader, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use connect_state_ops::backup::document::{DocumentReader, Header, DEFAULT_MAX_LINE_BYTES};
+use connect_state_ops::backup::document::{DocumentReader, Header};
 use connect_state_ops::backup::restore::{
     self, RestoreOptions, RestorePlan, Setting, StepTopic, Target, TargetStateChoice, Verified,
 };
@@ -74,10 +74,6 @@ pub struct RestoreArgs {
     /// not exist yet; an existing one is described).
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub offsets_partitions: i32,
-    /// The longest line of the backup read, in bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINE_BYTES as u64,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_line_bytes: u64,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -185,7 +181,7 @@ fn open(args: &RestoreArgs) -> Result<DocumentReader<BufReader<File>>, CliError>
     }
     let file = File::open(&args.backup)
         .map_err(|e| CliError::Input(format!("cannot open {}: {e}", args.backup.display())))?;
-    let max = usize::try_from(args.max_line_bytes).unwrap_or(usize::MAX);
+    let max = usize::try_from(args.target.dump.max_line_bytes).unwrap_or(usize::MAX);
     DocumentReader::open(BufReader::with_capacity(256 << 10, file), max)
         .map_err(|e| CliError::Input(format!("{}: {e}", args.backup.display())))
 }
@@ -559,7 +555,7 @@ fn print_plan(
         Format::Table => {
             writeln!(
                 out,
-                "Backup taken {} from {} ({} connector(s) restored).",
+                "Backup taken {} from {} ({} connector(s) in this restore).",
                 header.taken_at,
                 source_text(header),
                 plan.connectors.len()

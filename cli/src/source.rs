@@ -53,8 +53,9 @@ pub struct DumpArgs {
     /// (and by `doctor` as a finding).
     #[arg(long)]
     pub skip_bad_lines: bool,
-    /// The longest dump line read, in bytes; a longer line is malformed (an error, or skipped
-    /// with `--skip-bad-lines`) and never held in memory.
+    /// The longest dump line read, in bytes (and, for `restore`, the longest backup line); a
+    /// longer line is malformed (an error, or skipped with `--skip-bad-lines`) and never held
+    /// in memory.
     #[arg(long, value_name = "BYTES", default_value_t = kcat::DEFAULT_MAX_LINE_BYTES as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_line_bytes: u64,
