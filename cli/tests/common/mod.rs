@@ -2,6 +2,8 @@
 //! real-broker tests need. Each test binary uses some of them.
 #![allow(dead_code)]
 
+pub(crate) mod connect;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
