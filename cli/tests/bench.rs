@@ -50,6 +50,12 @@ fn tiny_bench_reports_every_field_as_json() {
         "status_replay_records_per_sec",
         "offsets_replay_records_per_sec",
         "offsets_live_raw_bytes",
+        "backup_connectors",
+        "backup_source_partitions",
+        "backup_seconds",
+        "backup_document_bytes",
+        "restore_seconds",
+        "restore_records",
         "total_seconds",
     ] {
         assert!(number(field) > 0.0, "{field} in {report:#}");
@@ -67,6 +73,9 @@ fn tiny_bench_reports_every_field_as_json() {
         "outputs_diff_table_peak_bytes",
         "outputs_diff_same_peak_bytes",
         "outputs_import_bytes_per_entry",
+        "backup_state_bytes",
+        "backup_peak_bytes",
+        "restore_peak_bytes",
     ] {
         let value = report
             .get(field)

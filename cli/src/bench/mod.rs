@@ -6,6 +6,7 @@
 //! is the growth of the resident set (Linux `/proc/self/status`: `VmRSS`, and `VmHWM` after
 //! resetting it through `/proc/self/clear_refs`); elsewhere the memory fields are `null`.
 
+pub mod backup;
 #[cfg(feature = "kafka")]
 pub mod broker;
 pub mod history;
@@ -150,6 +151,9 @@ pub struct BenchReport {
     /// `serve`'s tailer.
     #[serde(flatten)]
     pub tail: tail::TailFigures,
+    /// Backup and restore.
+    #[serde(flatten)]
+    pub backup: crate::bench::backup::BackupFigures,
     /// The Java stores (`--java`).
     #[serde(flatten)]
     pub java: crate::bench::java::JavaFigures,
@@ -306,6 +310,8 @@ pub enum Phase {
     /// `serve`'s tailer on the in-memory log: its start, then refreshes under a stream of
     /// offsets commits.
     Tail,
+    /// Backup and restore of the config and offsets topics' state.
+    Backup,
     /// Only the broker rows (`--bootstrap-servers`): the config topic, the three topics and
     /// `serve`'s freshness, in this process.
     Broker,
@@ -449,6 +455,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
                 serde_json::to_value(crate::bench::outputs::bench_outputs(&scale, args.seed)?)?
             }
             Phase::Tail => serde_json::to_value(tail::bench_tail(&scale, args.seed)?)?,
+            Phase::Backup => {
+                serde_json::to_value(crate::bench::backup::bench_backup(&scale, args.seed)?)?
+            }
             Phase::Broker => {
                 let (broker, all) = bench_broker(&args, &scale)?;
                 let mut figures = serde_json::to_value(broker)?;
@@ -485,6 +494,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     })?;
     let tail = phase(Phase::Tail, &args, &mut isolated_ok, || {
         tail::bench_tail(&scale, args.seed)
+    })?;
+    let backup = phase(Phase::Backup, &args, &mut isolated_ok, || {
+        crate::bench::backup::bench_backup(&scale, args.seed)
     })?;
     let (broker, all_topics) = bench_broker(&args, &scale)?;
     let java = match &args.java {
@@ -533,6 +545,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         metrics,
         outputs,
         tail,
+        backup,
         java,
         python,
         total_seconds: started.elapsed().as_secs_f64(),

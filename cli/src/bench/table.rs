@@ -236,6 +236,36 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "< 1 KB",
         ),
         row(
+            "backup: the config and offsets states backed up",
+            format!(
+                "{} ({} connectors, {} source partitions)",
+                mib(r.backup.backup_state_bytes),
+                count(r.backup.backup_connectors),
+                count(r.backup.backup_source_partitions)
+            ),
+            "",
+        ),
+        row(
+            "backup: time, peak over the states, document size",
+            format!(
+                "{:.2} s, {}, {}",
+                r.backup.backup_seconds,
+                mib(r.backup.backup_peak_bytes),
+                mib(Some(r.backup.backup_document_bytes))
+            ),
+            "peak below the states",
+        ),
+        row(
+            "restore (checked, planned, every record built): time, peak",
+            format!(
+                "{:.2} s, {} ({} records)",
+                r.backup.restore_seconds,
+                mib(r.backup.restore_peak_bytes),
+                count(r.backup.restore_records)
+            ),
+            "peak below the states",
+        ),
+        row(
             "serve's tailer: start (three topics read, first value published)",
             format!(
                 "{:.3} s ({} records)",
