@@ -143,7 +143,7 @@ pub fn run(args: RestoreArgs, out: &mut dyn Write, err: &mut dyn Write) -> Resul
         with_task_configs: args.with_task_configs,
         replace: args.replace,
     };
-    let verified = restore::verify(open(&args)?, &options.renames).map_err(input)?;
+    let verified = restore::verify(open(&args)?, &options).map_err(input)?;
     if args.execute
         && verified.header.secrets == connect_state_ops::backup::document::Secrets::Masked
     {

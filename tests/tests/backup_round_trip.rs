@@ -186,7 +186,7 @@ fn backup(stores: &Stores) -> Vec<u8> {
 /// Restores `document` into `stores` with `options`.
 async fn restore(document: &[u8], stores: &mut Stores, options: &RestoreOptions) {
     let open = || DocumentReader::open(document, DEFAULT_MAX_LINE_BYTES).unwrap();
-    let verified = restore::verify(open(), &options.renames).unwrap();
+    let verified = restore::verify(open(), options).unwrap();
     let config = stores.0.machine().snapshot();
     let offsets = stores.1.machine().snapshot();
     let target = Target {

@@ -97,7 +97,7 @@ pub fn bench_backup(scale: &Scale, seed: u64) -> Result<BackupFigures, CliError>
     };
     let failed = |e: restore::RestoreError| CliError::Input(format!("bench: the restore: {e}"));
     let options = RestoreOptions::default();
-    let verified = restore::verify(open()?, &options.renames).map_err(failed)?;
+    let verified = restore::verify(open()?, &options).map_err(failed)?;
     let target = Target {
         config: &empty_config,
         offsets: &empty_offsets,

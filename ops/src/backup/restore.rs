@@ -156,16 +156,23 @@ pub enum RestoreError {
 }
 
 /// Reads a whole document once: checks it (counts, checksum, that a renamed connector's keys
-/// can be renamed) and keeps its connectors.
+/// can be renamed) and keeps its connectors, their task configs only when `options` writes
+/// them (at full scale they are most of a backup's connector lines).
 pub fn verify<R: BufRead>(
     mut reader: DocumentReader<R>,
-    renames: &BTreeMap<String, String>,
+    options: &RestoreOptions,
 ) -> Result<Verified, RestoreError> {
+    let renames = &options.renames;
     let header = reader.header().clone();
     let mut connectors: Vec<ConnectorEntry> = Vec::new();
     while let Some(item) = reader.next_item()? {
         match item {
-            Item::Connector(entry) => connectors.push(entry),
+            Item::Connector(mut entry) => {
+                if !options.with_task_configs {
+                    entry.task_configs = Vec::new();
+                }
+                connectors.push(entry);
+            }
             Item::Offset(offset) => {
                 let Some(connector) = connectors.last() else {
                     continue;
