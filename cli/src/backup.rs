@@ -8,7 +8,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use connect_state_ops::backup::document::{Header, Secrets, Source, Written, FORMAT, VERSION};
+use connect_state_ops::backup::document::{Header, Source, Written};
 use connect_state_ops::backup::take::{write_backup, BackupOptions, State};
 use connect_state_ops::cut::Point;
 use connect_state_ops::topics::Topics;
@@ -149,29 +149,30 @@ where
         })
         .collect();
     let live = args.source.is_live();
+    let source = Source {
+        kind: if live { "live" } else { "dumps" }.into(),
+        bootstrap_servers: live.then(|| bootstrap_servers(&args.source)).flatten(),
+        topics: names,
+    };
     Header {
-        format: FORMAT.into(),
-        version: VERSION,
-        tool: format!("connect-state {}", env!("CARGO_PKG_VERSION")),
-        taken_at: jiff::Timestamp::now().to_string(),
-        source: Source {
-            kind: if live { "live" } else { "dumps" }.into(),
-            bootstrap_servers: live.then(|| bootstrap_servers(&args.source)).flatten(),
-            topics: names,
-        },
         as_of: args.source.as_of.map(|point| match point {
             Point::Offset(offset) => offset.to_string(),
             Point::Time(ms) => crate::when::show_time(ms),
         }),
         read_up_to,
         newest_record_ms: newest,
-        secrets: Secrets::AsStored,
         selected: (!args.connectors.is_empty()).then(|| {
             let set: BTreeSet<&String> = args.connectors.iter().collect();
             set.into_iter().cloned().collect()
         }),
         active_topics: args.active_topics,
+        ..Header::new(tool(), jiff::Timestamp::now().to_string(), source)
     }
+}
+
+/// The `tool` member of the backups this build writes.
+pub(crate) fn tool() -> String {
+    format!("connect-state {}", env!("CARGO_PKG_VERSION"))
 }
 
 fn bootstrap_servers(source: &SourceArgs) -> Option<String> {

@@ -21,7 +21,7 @@ use std::process::Command;
 
 use common::connect::{
     connect_state, count_line, eventually, get, lines_file, name, scratch, sink_config,
-    source_config, Cluster, Java, WAIT,
+    source_config, wait_for_line, Cluster, Java, WAIT,
 };
 use serde_json::Value;
 
@@ -99,11 +99,7 @@ fn a_source_moves_to_another_group_and_continues_where_it_stopped() {
     a.put_config(sink, &sink_config(&output, &topic, 1));
     a.wait_state(src, "RUNNING", 1, "RUNNING");
     a.wait_state(sink, "RUNNING", 1, "RUNNING");
-    eventually("the sink writing 20 lines", WAIT, || {
-        (count_line(&output, "line-20") == 1)
-            .then_some(())
-            .ok_or("not yet".to_string())
-    });
+    wait_for_line(&output, "line-20", 1);
     // The source commits its offsets on a timer: wait until A's offsets name the position.
     eventually("A's source committing its offsets", WAIT, || {
         let offsets = offsets_of(&a, src);
@@ -161,11 +157,7 @@ fn a_source_moves_to_another_group_and_continues_where_it_stopped() {
     .unwrap();
     assert_eq!(b.action("PUT", src, "/resume"), 202);
     b.wait_state(src, "RUNNING", 1, "RUNNING");
-    eventually("the sink writing lines 21 to 30", WAIT, || {
-        (count_line(&output, "line-30") == 1)
-            .then_some(())
-            .ok_or("not yet".to_string())
-    });
+    wait_for_line(&output, "line-30", 1);
     for i in 1..=30 {
         assert_eq!(
             count_line(&output, &format!("line-{i}")),

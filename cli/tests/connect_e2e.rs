@@ -20,7 +20,7 @@ mod common;
 
 use common::connect::{
     connect_state, count_line, eventually, get, http, lines_file, name, partition_count, scratch,
-    sink_config, source_config, Cluster, Java, WAIT,
+    sink_config, source_config, wait_for_line, Cluster, Java, WAIT,
 };
 
 use std::process::Command;
@@ -426,11 +426,7 @@ fn a_connector_lifecycle_reads_the_same_through_inspect_serve_and_java() {
     java.wait_state(src, "RUNNING", 1, "RUNNING");
     java.put_config(sink, &sink_config(&output, &topic, 1));
     java.wait_state(sink, "RUNNING", 1, "RUNNING");
-    eventually("the sink writing 20 lines", WAIT, || {
-        (count_line(&output, "line-20") == 1)
-            .then_some(())
-            .ok_or("not yet".to_string())
-    });
+    wait_for_line(&output, "line-20", 1);
     all_agree("create", &cluster, &serve, &both);
 
     for tasks in [3, 2] {
@@ -467,11 +463,7 @@ fn a_connector_lifecycle_reads_the_same_through_inspect_serve_and_java() {
     // Resumed after the reset, the source reads its file again from the start.
     assert_eq!(java.action("PUT", src, "/resume"), 202);
     java.wait_state(src, "RUNNING", 1, "RUNNING");
-    eventually("the source re-reading its file", WAIT, || {
-        (count_line(&output, "line-20") == 2)
-            .then_some(())
-            .ok_or(format!("{} copies", count_line(&output, "line-20")))
-    });
+    wait_for_line(&output, "line-20", 2);
     all_agree("resume after reset", &cluster, &serve, &both);
 
     let code = java.action("POST", sink, "/restart?includeTasks=true");
@@ -531,11 +523,7 @@ fn our_writes_land_as_java_reads_them() {
     java.put_config(src, &source_config(&input, &topic));
     java.put_config(sink, &sink_config(&output, &topic, 1));
     java.wait_state(sink, "RUNNING", 1, "RUNNING");
-    eventually("the sink writing 30 lines", WAIT, || {
-        (count_line(&output, "line-30") == 1)
-            .then_some(())
-            .ok_or("not yet".to_string())
-    });
+    wait_for_line(&output, "line-30", 1);
     assert_eq!(java.action("PUT", src, "/stop"), 204);
     java.wait_state(src, "STOPPED", 0, "");
 

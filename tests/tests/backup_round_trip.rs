@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use connect_state_memory::{MemoryCluster, MemoryTransport};
 use connect_state_ops::backup::document::{
-    DocumentReader, Header, Item, Secrets, Source, DEFAULT_MAX_LINE_BYTES, FORMAT, VERSION,
+    DocumentReader, Header, Item, Source, DEFAULT_MAX_LINE_BYTES,
 };
 use connect_state_ops::backup::restore::{self, RestoreOptions, Steps, Target, TargetStateChoice};
 use connect_state_ops::backup::take::{write_backup, BackupOptions, State};
@@ -146,23 +146,12 @@ async fn write_cluster(stores: &mut Stores, connectors: &[Connector]) {
 }
 
 fn header() -> Header {
-    Header {
-        format: FORMAT.into(),
-        version: VERSION,
-        tool: "round-trip".into(),
-        taken_at: "2026-12-03T00:00:00Z".into(),
-        source: Source {
-            kind: "live".into(),
-            bootstrap_servers: None,
-            topics: BTreeMap::new(),
-        },
-        as_of: None,
-        read_up_to: BTreeMap::new(),
-        newest_record_ms: None,
-        secrets: Secrets::AsStored,
-        selected: None,
-        active_topics: false,
-    }
+    let source = Source {
+        kind: "live".into(),
+        bootstrap_servers: None,
+        topics: BTreeMap::new(),
+    };
+    Header::new("round-trip", "2026-12-03T00:00:00Z", source)
 }
 
 /// The backup of what `stores` hold, all connectors, consistent or not.

@@ -11,9 +11,7 @@ use std::io::{BufReader, BufWriter};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use connect_state_ops::backup::document::{
-    DocumentReader, Header, Secrets, Source, DEFAULT_MAX_LINE_BYTES, FORMAT, VERSION,
-};
+use connect_state_ops::backup::document::{DocumentReader, Header, Source, DEFAULT_MAX_LINE_BYTES};
 use connect_state_ops::backup::restore::{self, RestoreOptions, Steps, Target};
 use connect_state_ops::backup::take::{write_backup, BackupOptions, State};
 use engine::config::{ConfigLog, ConfigSnapshot};
@@ -147,21 +145,14 @@ fn states(scale: &Scale, seed: u64) -> (ConfigSnapshot, OffsetSnapshot) {
 }
 
 fn header() -> Header {
-    Header {
-        format: FORMAT.into(),
-        version: VERSION,
-        tool: format!("connect-state {}", env!("CARGO_PKG_VERSION")),
-        taken_at: jiff::Timestamp::now().to_string(),
-        source: Source {
-            kind: "bench".into(),
-            bootstrap_servers: None,
-            topics: Default::default(),
-        },
-        as_of: None,
-        read_up_to: Default::default(),
-        newest_record_ms: None,
-        secrets: Secrets::AsStored,
-        selected: None,
-        active_topics: false,
-    }
+    let source = Source {
+        kind: "bench".into(),
+        bootstrap_servers: None,
+        topics: Default::default(),
+    };
+    Header::new(
+        crate::backup::tool(),
+        jiff::Timestamp::now().to_string(),
+        source,
+    )
 }

@@ -233,6 +233,18 @@ pub(crate) fn count_line(path: &Path, line: &str) -> usize {
         .count()
 }
 
+/// Waits until `line` is in `path` exactly `copies` times (a sink's file, as it writes).
+pub(crate) fn wait_for_line(path: &Path, line: &str, copies: usize) {
+    eventually(
+        &format!("{line} written {copies} time(s) to {}", path.display()),
+        WAIT,
+        || {
+            let n = count_line(path, line);
+            (n == copies).then_some(()).ok_or(format!("{n} copies"))
+        },
+    );
+}
+
 /// A FileStreamSource connector's config: `file`'s lines to `topic`.
 pub(crate) fn source_config(file: &Path, topic: &str) -> Value {
     json!({

@@ -85,6 +85,27 @@ pub struct Header {
     pub active_topics: bool,
 }
 
+impl Header {
+    /// The header of a backup taken now (`taken_at`, RFC 3339) by `tool` from `source`, of
+    /// this build's format and version, secrets as stored; the other members are empty, for
+    /// the caller to fill in.
+    pub fn new(tool: impl Into<String>, taken_at: impl Into<String>, source: Source) -> Self {
+        Self {
+            format: FORMAT.into(),
+            version: VERSION,
+            tool: tool.into(),
+            taken_at: taken_at.into(),
+            source,
+            as_of: None,
+            read_up_to: BTreeMap::new(),
+            newest_record_ms: None,
+            secrets: Secrets::AsStored,
+            selected: None,
+            active_topics: false,
+        }
+    }
+}
+
 /// A connector: its config as stored, its target state, its tasks (for reference), and how
 /// many source partitions follow its line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -607,22 +628,14 @@ mod tests {
     use super::*;
 
     fn header() -> Header {
+        let source = Source {
+            kind: "dumps".into(),
+            bootstrap_servers: None,
+            topics: BTreeMap::from([("config".into(), "configs.jsonl".into())]),
+        };
         Header {
-            format: FORMAT.into(),
-            version: VERSION,
-            tool: "connect-state test".into(),
-            taken_at: "2026-12-03T10:00:00Z".into(),
-            source: Source {
-                kind: "dumps".into(),
-                bootstrap_servers: None,
-                topics: BTreeMap::from([("config".into(), "configs.jsonl".into())]),
-            },
-            as_of: None,
-            read_up_to: BTreeMap::new(),
             newest_record_ms: Some(1),
-            secrets: Secrets::AsStored,
-            selected: None,
-            active_topics: false,
+            ..Header::new("connect-state test", "2026-12-03T10:00:00Z", source)
         }
     }
 
