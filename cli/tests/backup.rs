@@ -453,3 +453,58 @@ fn damaged_masked_newer_and_enormous_backups_are_refused_with_what_is_wrong() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn active_topics_are_taken_from_the_status_topic_when_asked() {
+    let status = dump(
+        "status.jsonl",
+        &[
+            (
+                0,
+                "status-topic-orders:connector-src",
+                Some(
+                    json!({"topic": {"name": "orders", "connector": "src", "task": 0,
+                                      "discoverTimestamp": 5}}),
+                ),
+            ),
+            (
+                1,
+                "status-topic-refunds:connector-src",
+                Some(
+                    json!({"topic": {"name": "refunds", "connector": "src", "task": 0,
+                                      "discoverTimestamp": 6}}),
+                ),
+            ),
+        ],
+    );
+    let (path, out) = take(
+        &config(false),
+        &offsets(),
+        &["--active-topics", "--from-dump", &flag("status", &status)],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc = lines(&path);
+    assert_eq!(doc[0]["backup"]["active_topics"], true);
+    let src = doc
+        .iter()
+        .filter_map(|l| l.get("connector"))
+        .find(|c| c["name"] == "src")
+        .unwrap();
+    assert_eq!(src["active_topics"], json!(["orders", "refunds"]));
+    // Without the option the document says nothing of them.
+    let (path, _) = take(&config(false), &offsets(), &[]);
+    let doc = lines(&path);
+    assert_eq!(doc[0]["backup"]["active_topics"], false);
+    assert!(doc
+        .iter()
+        .filter_map(|l| l.get("connector"))
+        .all(|c| c.get("active_topics").is_none()));
+    // Asked for without a status topic: a clear error.
+    let (_, out) = take(&config(false), &offsets(), &["--active-topics"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("status"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -291,3 +291,93 @@ proptest! {
         })?;
     }
 }
+
+/// A write that fails in the middle of a restore stops it, and the error says which connector
+/// and which of its steps landed; the connectors before it are whole, and the one that failed
+/// is left `STOPPED` (its config landed first), so nothing of it runs half-restored.
+#[test]
+fn a_failed_write_stops_the_restore_and_says_what_landed() {
+    use connect_state_memory::ProduceFault;
+    use connect_state_ops::backup::restore::RestoreError;
+    let connectors = [
+        Connector {
+            name: "a".into(),
+            config: Some(BTreeMap::from([("k".into(), "v".into())])),
+            state: TargetState::Started,
+            tasks: Vec::new(),
+            offsets: BTreeMap::from([("f".into(), Some(1))]),
+        },
+        Connector {
+            name: "b".into(),
+            config: Some(BTreeMap::from([("k".into(), "w".into())])),
+            state: TargetState::Started,
+            tasks: Vec::new(),
+            offsets: BTreeMap::from([("g".into(), Some(2))]),
+        },
+    ];
+    runtime().block_on(async {
+        let mut source = stores(&cluster()).await;
+        write_cluster(&mut source, &connectors).await;
+        let document = backup(&source);
+
+        // The target's offsets writes go through their own transport: its second produce
+        // (connector b's offsets) fails with nothing written.
+        let target_cluster = cluster();
+        let offsets_transport = Arc::new(MemoryTransport::new(target_cluster.clone()));
+        let (mut config, _) = stores(&target_cluster).await;
+        let mut offsets = Store::new(
+            StoreSettings::new("off", TopicKind::Offsets),
+            offsets_transport.clone(),
+            OffsetLog::new(),
+        );
+        offsets.start().await.unwrap();
+        offsets_transport.push_produce_fault(ProduceFault::Duplicate);
+        offsets_transport.push_produce_fault(ProduceFault::CrashAfter(0));
+
+        let options = as_backed_up();
+        let open = || DocumentReader::open(&document[..], DEFAULT_MAX_LINE_BYTES).unwrap();
+        let verified = restore::verify(open(), &options).unwrap();
+        let (empty_config, empty_offsets) =
+            (config.machine().snapshot(), offsets.machine().snapshot());
+        let target = Target {
+            config: &empty_config,
+            offsets: &empty_offsets,
+            offsets_partitions: OFFSETS_PARTITIONS,
+        };
+        let plan = restore::plan(&verified, &target, &options).unwrap();
+        let result = restore::apply(
+            &verified.header,
+            Steps::new(&plan, open()),
+            &plan,
+            &mut config,
+            &mut offsets,
+            |_| {},
+        )
+        .await;
+        let error = result.expect_err("the second offsets write fails");
+        let message = error.to_string();
+        let RestoreError::Write {
+            connector, landed, ..
+        } = &error
+        else {
+            panic!("{error:?}")
+        };
+        assert_eq!(connector, "b");
+        assert_eq!(landed, &["config (STOPPED) (2 records)"]);
+        assert!(
+            message.contains("writing connector b failed")
+                && message.contains("written before the failure: config (STOPPED) (2 records)"),
+            "{message}"
+        );
+
+        config.read_to_end().await.unwrap();
+        offsets.read_to_end().await.unwrap();
+        let config = config.machine().snapshot();
+        let offsets = offsets.machine().snapshot();
+        // a is whole, as backed up; b is STOPPED, without its offsets.
+        assert_eq!(config.target_state("a"), Some(TargetState::Started));
+        assert_eq!(offsets.connector_records("a").len(), 1);
+        assert_eq!(config.target_state("b"), Some(TargetState::Stopped));
+        assert_eq!(offsets.connector_records("b").len(), 0);
+    });
+}
