@@ -508,3 +508,28 @@ fn active_topics_are_taken_from_the_status_topic_when_asked() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn as_of_backs_up_the_state_as_it_was_then() {
+    let config = config(false);
+    let path = backup_path("as-of.jsonl");
+    let out = connect_state(&[
+        "backup",
+        "--from-dump",
+        &flag("config", &config),
+        "--as-of",
+        "2",
+        "-o",
+        &path.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let doc = lines(&path);
+    assert_eq!(doc[0]["backup"]["as_of"], "2");
+    assert_eq!(doc[0]["backup"]["read_up_to"]["config"]["0"], 3);
+    // Up to src's commit: no target state written yet (STARTED), and no sink.
+    let connectors: Vec<&Value> = doc.iter().filter_map(|l| l.get("connector")).collect();
+    assert_eq!(connectors.len(), 1, "{connectors:?}");
+    assert_eq!(connectors[0]["name"], "src");
+    assert_eq!(connectors[0]["target_state"], "STARTED");
+    assert_eq!(connectors[0]["task_count"], 1);
+}
