@@ -7,21 +7,12 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::{dump, write_file};
 use serde_json::{json, Value};
 
-fn connect_state(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{run as connect_state, text};
 
 fn flag(topic: &str, path: &Path) -> String {
     format!("{topic}={}", path.display())

@@ -4,22 +4,12 @@
 
 mod common;
 
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 
 use common::{exchange, parse_raw, Raw, Server};
 use serde_json::{json, Value};
 
-fn connect_state(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{run as connect_state, text};
 
 /// Item 1: librdkafka's error text echoes property values; no secret's value reaches the
 /// output of any command that takes `-X`, whichever error path it takes (clients refused at

@@ -14,17 +14,7 @@ use std::time::{Duration, Instant};
 use common::{exchange, parse_raw, Raw, Server};
 use serde_json::{json, Value};
 
-fn connect_state(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{run as connect_state, text};
 
 /// 70,000 characters: wider than `u16::MAX`, the widest width `format!` can pad to.
 fn wide(letter: char) -> String {

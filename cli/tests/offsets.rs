@@ -4,21 +4,11 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use common::{dump, write_file};
 use serde_json::{json, Value};
 
-fn connect_state(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{run as connect_state, text};
 
 fn config(state: &str, tasks: i64) -> PathBuf {
     dump(

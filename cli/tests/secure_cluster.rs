@@ -10,7 +10,6 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The secured listeners and their credentials, from the cluster's `cluster.env`.
@@ -99,16 +98,8 @@ impl Secure {
 
 fn connect_state(args: &[String]) -> (i32, String, String, Duration) {
     let start = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_connect-state"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        start.elapsed(),
-    )
+    let (code, out, err) = common::connect::connect_state(args);
+    (code, out, err, start.elapsed())
 }
 
 fn args(command: &[&str], connection: &[String], rest: &[&str]) -> Vec<String> {

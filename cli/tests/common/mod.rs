@@ -12,6 +12,20 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
 
+/// Runs the `connect-state` binary with `args` (standard input empty) and waits for it.
+pub(crate) fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_connect-state"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+/// Output bytes as text (invalid UTF-8 replaced).
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Writes `text` to a fresh file in this test process's temporary directory.
 pub(crate) fn write_file(name: &str, text: &str) -> PathBuf {
     static FILES: AtomicUsize = AtomicUsize::new(0);
