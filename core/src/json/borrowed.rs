@@ -333,7 +333,11 @@ mod tests {
                         .map(|(n, v)| format!("\"{n}\":{v}"))
                         .collect();
                     let text = format!(" {{ {} }} 12", members.join(", "));
-                    let keep = text.len().saturating_sub(cut * (cut % 2));
+                    let mut keep = text.len().saturating_sub(cut * (cut % 2));
+                    // Cut on a character boundary (a generated string may hold `é`).
+                    while !text.is_char_boundary(keep) {
+                        keep -= 1;
+                    }
                     text[..keep].to_string()
                 }
             ),
