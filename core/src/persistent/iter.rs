@@ -3,14 +3,18 @@
 use core::borrow::Borrow;
 use core::ops::{Bound, RangeBounds};
 
-use alloc::vec::Vec;
+use arrayvec::ArrayVec;
 
 use super::node::Node;
+use super::MAX_DEPTH;
 
 /// The path of an in-order walk: each frame is a node and the index of the next entry it
 /// yields, once the child before that entry (the frame above it, if any) is done.
+///
+/// Held inline, with no allocation per walk (the offsets machine makes a range lookup for
+/// every record): a tree is never deeper than [`MAX_DEPTH`].
 struct Walk<'a, K, V> {
-    stack: Vec<(&'a Node<K, V>, usize)>,
+    stack: ArrayVec<(&'a Node<K, V>, usize), MAX_DEPTH>,
 }
 
 impl<'a, K, V> Walk<'a, K, V> {
@@ -53,7 +57,9 @@ pub struct Iter<'a, K, V> {
 
 impl<'a, K, V> Iter<'a, K, V> {
     pub(super) fn new(root: Option<&'a Node<K, V>>, len: usize) -> Self {
-        let mut walk = Walk { stack: Vec::new() };
+        let mut walk = Walk {
+            stack: ArrayVec::new(),
+        };
         if let Some(root) = root {
             walk.descend_leftmost(root);
         }
@@ -130,7 +136,9 @@ impl<'a, K, V> Range<'a, K, V> {
         Q: Ord + ?Sized,
         R: RangeBounds<Q>,
     {
-        let mut walk = Walk { stack: Vec::new() };
+        let mut walk = Walk {
+            stack: ArrayVec::new(),
+        };
         let mut node = root;
         while let Some(current) = node {
             let index = position(current, range.start_bound());

@@ -42,7 +42,7 @@ pub const MAX_ENTRIES: usize = 11;
 const MIN_ENTRIES: usize = MAX_ENTRIES / 2;
 /// Deeper than any tree can grow: below the root every node has at least `MIN_ENTRIES + 1`
 /// children, and `(MIN_ENTRIES + 1)^25` exceeds `usize::MAX`.
-const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 
 /// Where an entry is in a tree: the child taken at each level, then its index in the node.
 #[derive(Default)]
