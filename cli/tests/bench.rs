@@ -49,6 +49,7 @@ fn tiny_bench_reports_every_field_as_json() {
         "checkpoint_speedup",
         "status_replay_records_per_sec",
         "offsets_replay_records_per_sec",
+        "offsets_stream_replay_records_per_sec",
         "offsets_live_raw_bytes",
         "backup_connectors",
         "backup_source_partitions",

@@ -42,7 +42,7 @@ pub struct Ours {
     pub status_rate: f64,
     /// Connectors of the status topic.
     pub status_connectors: u64,
-    /// Offsets replay throughput.
+    /// Offsets replay throughput, streamed once in batches as Python's is.
     pub offsets_rate: f64,
     /// Live offsets entries.
     pub offsets_live: u64,

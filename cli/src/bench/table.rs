@@ -132,6 +132,11 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "",
         ),
         row(
+            "offsets replay, streamed cold",
+            per_sec(r.offsets.offsets_stream_replay_records_per_sec),
+            "",
+        ),
+        row(
             "offsets memory",
             format!(
                 "{} ({} bytes per live entry)",
