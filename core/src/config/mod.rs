@@ -221,19 +221,19 @@ impl ConfigTopic {
         // Steps 2 and 4: a non-map value or a non-integer count leaves everything untouched.
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
-        let deferred = self.deferred.get_mut(c);
-        let buffered = deferred.as_deref();
-        let consistent = is_complete(buffered, count);
+        let mut deferred = self.deferred.get_mut(c);
+        let consistent = is_complete(deferred.as_deref(), count);
         let mut applied_ids = Vec::new();
         let t = &mut self.tables;
         if consistent {
-            // Step 7: apply everything buffered, indices beyond the count included.
-            if let Some(entries) = buffered {
+            // Step 7: apply everything buffered, indices beyond the count included. The
+            // configurations move out of the buffer, which step 8 would clear anyway.
+            if let Some(entries) = deferred.as_deref_mut().map(core::mem::take) {
                 if !entries.is_empty() {
                     let applied = t.task_configs.get_or_insert_with(c.into(), PMap::new);
                     for (task, props) in entries {
-                        applied.insert(*task, props.clone());
-                        applied_ids.push(*task);
+                        applied.insert(task, props);
+                        applied_ids.push(task);
                     }
                 }
                 match t.generations.get_mut(c) {
@@ -253,7 +253,7 @@ impl ConfigTopic {
             if !t.inconsistent.contains(c) {
                 t.inconsistent.insert(c.into());
             }
-            let (missing_tasks, missing_count) = missing(buffered, count);
+            let (missing_tasks, missing_count) = missing(deferred.as_deref(), count);
             self.inconsistencies.insert(
                 c.into(),
                 Inconsistency {
