@@ -79,13 +79,21 @@ impl PartialEq for StoredOffset {
 impl Eq for StoredOffset {}
 
 impl StoredOffset {
-    fn new(hash: u64, key: &[u8], value: &[u8], partition: i32, offset: i64) -> Option<Self> {
+    /// A record of `key` and `value` read at `offset` of `partition`, with its tracked flag
+    /// set as given (in the one allocation: a record that becomes tracked is not copied).
+    fn new(
+        hash: u64,
+        key: &[u8],
+        value: &[u8],
+        (partition, offset): (i32, i64),
+        tracked: bool,
+    ) -> Option<Self> {
         let key_len = u32::try_from(key.len())
             .ok()
             .filter(|len| len & TRACKED == 0)?;
         let place = Place {
             offset,
-            key_len,
+            key_len: if tracked { key_len | TRACKED } else { key_len },
             partition,
         };
         // An iterator of known length: collected straight into the one allocation.
@@ -310,13 +318,11 @@ impl LiveKeys {
         position: (i32, i64),
         tracked: bool,
     ) {
-        let (partition, offset) = position;
         let Some(record) =
-            StoredOffset::new(hash, key.unwrap_or_default(), value, partition, offset)
+            StoredOffset::new(hash, key.unwrap_or_default(), value, position, tracked)
         else {
             return;
         };
-        let record = record.with_tracked(tracked);
         match key {
             None => self.null_key = Some(record),
             // One search: an insert replaces the stored entry of an equal slot.
