@@ -20,6 +20,7 @@ mod writer;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
+use arrayvec::ArrayVec;
 use core::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -48,11 +49,51 @@ use partition_key::{KeyShape, KeyView, PartitionKey, PartitionView};
 /// equal exactly when their encodings are; the slot hash is taken of it, so that equal
 /// partitions in any member order share a slot (the partition sets live in the data map: see
 /// [`live`]). Written from the members as read, without building the map.
-fn compact_partition(partition: &Members<'_>) -> Vec<u8> {
-    // Strings, numbers, booleans, lists and maps into a growing buffer, with no size limit
-    // configured: bincode has no error to report for them.
-    bincode::serde::encode_to_vec(json::SortedObject(partition), bincode::config::standard())
-        .expect("bincode encodes a JSON map into a Vec without error")
+fn compact_partition(partition: &Members<'_>) -> Encoding {
+    let mut encoding = Encoding::default();
+    // Strings, numbers, booleans, lists and maps into a writer that always takes them, with no
+    // size limit configured: bincode has no error to report for them.
+    bincode::serde::encode_into_writer(
+        json::SortedObject(partition),
+        &mut encoding,
+        bincode::config::standard(),
+    )
+    .expect("bincode encodes a JSON map into a growing buffer without error");
+    encoding
+}
+
+/// A partition's encoding ([`compact_partition`]), on the stack while it fits: a source
+/// partition map is a few dozen bytes, and the offsets machine encodes one for every record
+/// (a vector grown from empty cost several allocations each time).
+#[derive(Default)]
+struct Encoding {
+    /// The bytes, while they fit.
+    small: ArrayVec<u8, 256>,
+    /// All the bytes, once they outgrew `small`.
+    large: Vec<u8>,
+}
+
+impl Encoding {
+    fn bytes(&self) -> &[u8] {
+        if self.large.is_empty() {
+            &self.small
+        } else {
+            &self.large
+        }
+    }
+}
+
+impl bincode::enc::write::Writer for Encoding {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
+        if self.large.is_empty() && self.small.try_extend_from_slice(bytes).is_ok() {
+            return Ok(());
+        }
+        if self.large.is_empty() {
+            self.large.extend_from_slice(&self.small);
+        }
+        self.large.extend_from_slice(bytes);
+        Ok(())
+    }
 }
 
 /// 32 bits of a hash, for slot hashes.
@@ -113,7 +154,7 @@ fn tracking_key(
 /// member order or spelling) share a slot hash.
 fn partition_slot(connector: &str, partition: &Members<'_>) -> u64 {
     (u64::from(hash32(connector.as_bytes())) << 32)
-        | u64::from(hash32(&compact_partition(partition)))
+        | u64::from(hash32(compact_partition(partition).bytes()))
 }
 
 /// How a key is classified for partition tracking, and its slot hash.

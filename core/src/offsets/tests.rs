@@ -663,3 +663,27 @@ fn a_renamed_key_keeps_the_partitions_member_order() {
     assert_eq!(renamed_key(br#"["old",{"nested":{"a":1}}]"#, "n"), None);
     assert_eq!(renamed_key(b"not json", "n"), None);
 }
+
+/// The slot hash's encoding is bincode's, whether it fits the stack buffer or spills past it.
+#[test]
+fn partition_encoding_is_bincodes_below_and_above_the_stack_buffer() {
+    for filler_len in [0usize, 10, 200, 250, 300, 5_000] {
+        let key = alloc::format!(
+            r#"["c",{{"b":1.5,"a":"{}","c":[true,null,{{"x":-7}}]}}]"#,
+            "é".repeat(filler_len)
+        );
+        let KeyView::Partition(view) = partition_key::view(Some(key.as_bytes())) else {
+            panic!("{key} is a partition key");
+        };
+        let expected = bincode::serde::encode_to_vec(
+            json::SortedObject(&view.partition),
+            bincode::config::standard(),
+        )
+        .expect("encodes");
+        assert_eq!(
+            compact_partition(&view.partition).bytes(),
+            &expected[..],
+            "{filler_len}"
+        );
+    }
+}
