@@ -12,10 +12,11 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::{self, Vec};
+use arrayvec::ArrayVec;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::tokens::{push_value, Token};
+use super::tokens::{push_value, scalar_token, Token};
 use super::{JsonObject, JsonValue};
 
 /// An object's members in document order, repeated names included.
@@ -54,30 +55,82 @@ pub(crate) fn name_order(name: &str) -> u128 {
     u128::from_be_bytes(prefix)
 }
 
+/// How many members an object may have for [`sorted_order`] to sort them on the stack: source
+/// partitions (sorted for every offsets record) have a handful.
+const INLINE_MEMBERS: usize = 8;
+
+/// The positions of an object's members in name order ([`sorted_order`]).
+pub(crate) struct MemberOrder {
+    /// Name keys and positions, sorted, the first `len` of them the positions kept: here while
+    /// the object has at most [`INLINE_MEMBERS`] members...
+    inline: ArrayVec<(u128, usize), INLINE_MEMBERS>,
+    /// ...and here when it has more.
+    spilled: Vec<(u128, usize)>,
+    len: usize,
+}
+
+impl MemberOrder {
+    /// The positions, in name order.
+    pub(crate) fn positions(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        let sorted = if self.spilled.is_empty() {
+            &self.inline[..]
+        } else {
+            &self.spilled[..]
+        };
+        sorted.iter().take(self.len).map(|&(_, i)| i)
+    }
+
+    /// How many positions (distinct names) there are.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
 /// The positions of the members in name order (byte order, as a `BTreeMap<String, _>` sorts),
 /// each name once at the position of its last value: the map Java holds. The members stay
 /// where they are; only positions are sorted, by an integer prefix of the name first.
-pub(crate) fn sorted_order(members: &Members<'_>) -> Vec<usize> {
-    let name = |i: usize| members.get(i).map_or("", |(n, _)| n.as_ref());
-    let mut order: Vec<(u128, usize)> = members
+pub(crate) fn sorted_order(members: &Members<'_>) -> MemberOrder {
+    let keyed = members
         .iter()
         .enumerate()
-        .map(|(i, (n, _))| (name_order(n), i))
-        .collect();
+        .map(|(i, (n, _))| (name_order(n), i));
+    let mut order = MemberOrder {
+        inline: ArrayVec::new(),
+        spilled: Vec::new(),
+        len: 0,
+    };
+    let sorted = if members.len() <= INLINE_MEMBERS {
+        order.inline.extend(keyed);
+        &mut order.inline[..]
+    } else {
+        order.spilled.extend(keyed);
+        &mut order.spilled[..]
+    };
+    order.len = sort_unique(sorted, members);
+    order
+}
+
+/// Sorts `order` (name keys and positions) by name, then keeps, in its first slots, one
+/// position per name: the last. Returns how many it kept.
+fn sort_unique(order: &mut [(u128, usize)], members: &Members<'_>) -> usize {
+    let name = |i: usize| members.get(i).map_or("", |(n, _)| n.as_ref());
     // Equal names end up by position, so the last of a run is the one that counts.
     order.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
             .then_with(|| name(a.1).cmp(name(b.1)))
             .then(a.1.cmp(&b.1))
     });
-    let mut unique: Vec<usize> = Vec::with_capacity(order.len());
-    for (_, i) in order {
-        match unique.last_mut() {
-            Some(last) if name(*last) == name(i) => *last = i,
-            _ => unique.push(i),
+    let mut kept = 0;
+    for at in 0..order.len() {
+        let position = order[at];
+        if kept > 0 && name(order[kept - 1].1) == name(position.1) {
+            order[kept - 1] = position;
+        } else {
+            order[kept] = position;
+            kept += 1;
         }
     }
-    unique
+    kept
 }
 
 /// An object's members as the sorted map Java holds, for serde: written exactly as the
@@ -90,7 +143,7 @@ impl Serialize for SortedObject<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let order = sorted_order(self.0);
         let mut map = serializer.serialize_map(Some(order.len()))?;
-        for (name, value) in order.iter().filter_map(|&i| self.0.get(i)) {
+        for (name, value) in order.positions().filter_map(|i| self.0.get(i)) {
             map.serialize_entry(name.as_ref(), &Tokens(value))?;
         }
         map.end()
@@ -110,6 +163,16 @@ enum Item<'v, 'a> {
 
 impl Serialize for Tokens<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // A string or a scalar is one token, written without the walk's two vectors: the
+        // offsets machine writes every key's partition members this way.
+        let single = match self.0 {
+            Value::String(s) => Some(Token::String(&**s)),
+            Value::Scalar(v) => scalar_token(v),
+            Value::Array(_) | Value::Object(_) => None,
+        };
+        if let Some(token) = single {
+            return serializer.collect_seq(core::iter::once(token));
+        }
         let mut tokens: Vec<Token<&str>> = Vec::new();
         let mut pending: Vec<(Option<&str>, Item<'_, '_>)> =
             alloc::vec![(None, Item::Read(self.0))];
@@ -131,7 +194,7 @@ impl Serialize for Tokens<'_, '_> {
                 Item::Read(Value::Object(members)) => {
                     let order = sorted_order(members);
                     tokens.push(Token::Object(order.len()));
-                    let sorted = order.iter().rev().filter_map(|&i| members.get(i));
+                    let sorted = order.positions().rev().filter_map(|i| members.get(i));
                     pending.extend(sorted.map(|(n, v)| (Some(n.as_ref()), Item::Read(v))));
                     continue;
                 }
@@ -399,7 +462,7 @@ mod tests {
                 return Ok(());
             };
             let sorted: Vec<(String, JsonValue)> = sorted_order(&members)
-                .into_iter()
+                .positions()
                 .map(|i| (members[i].0.to_string(), members[i].1.clone().into_owned()))
                 .collect();
             let expected: Vec<(String, JsonValue)> = map.into_iter().collect();

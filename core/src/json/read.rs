@@ -4,6 +4,7 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 use alloc::vec::Vec;
+use arrayvec::ArrayVec;
 use core::fmt;
 
 use super::borrowed::{Members, Value};
@@ -405,6 +406,51 @@ enum Frame<'a, B: Build<'a>> {
     Object(B::Object, Cow<'a, str>),
 }
 
+/// The containers open around the value being read: the first few on the stack (an offsets
+/// key is an array around an object, read for every record), any deeper in a vector.
+struct Frames<F> {
+    inline: ArrayVec<F, 4>,
+    spilled: Vec<F>,
+}
+
+impl<F> Default for Frames<F> {
+    fn default() -> Self {
+        Self {
+            inline: ArrayVec::new(),
+            spilled: Vec::new(),
+        }
+    }
+}
+
+impl<F> Frames<F> {
+    fn len(&self) -> usize {
+        self.inline.len() + self.spilled.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.inline.is_empty()
+    }
+
+    /// Opens a container: on the stack while there is room, then in the vector (which only
+    /// ever holds the innermost frames, so the two together stay in order).
+    fn push(&mut self, frame: F) {
+        if let Err(full) = self.inline.try_push(frame) {
+            self.spilled.push(full.element());
+        }
+    }
+
+    fn last_mut(&mut self) -> Option<&mut F> {
+        match self.spilled.last_mut() {
+            Some(frame) => Some(frame),
+            None => self.inline.last_mut(),
+        }
+    }
+
+    fn pop(&mut self) -> Option<F> {
+        self.spilled.pop().or_else(|| self.inline.pop())
+    }
+}
+
 struct Parser<'a> {
     bytes: &'a [u8],
     /// `bytes` as text, when all of it is valid UTF-8.
@@ -500,7 +546,7 @@ impl<'a> Parser<'a> {
     /// Reads one value starting at the current (non-whitespace) position; iterative, so deep
     /// nesting cannot overflow the stack.
     fn parse_root<B: Build<'a>>(&mut self) -> Result<B::Value, JsonError> {
-        let mut stack: Vec<Frame<'a, B>> = Vec::new();
+        let mut stack: Frames<Frame<'a, B>> = Frames::default();
         'value: loop {
             let mut value = match self.peek() {
                 Some(b'[') => {

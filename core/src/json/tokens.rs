@@ -45,6 +45,19 @@ impl Serialize for Tokens<&JsonValue> {
     }
 }
 
+/// The one token of a value that is not a container (`None` for an array or object).
+pub(super) fn scalar_token(value: &JsonValue) -> Option<Token<&str>> {
+    Some(match value {
+        JsonValue::Null => Token::Null,
+        JsonValue::Bool(b) => Token::Bool(*b),
+        JsonValue::Long(n) => Token::Long(*n),
+        JsonValue::Double(d) => Token::Double(d.get().to_bits()),
+        JsonValue::BigInteger(digits) => Token::BigInteger(digits),
+        JsonValue::String(s) => Token::String(s),
+        JsonValue::Array(_) | JsonValue::Object(_) => return None,
+    })
+}
+
 /// Writes one step of a value's pre-order walk: pushes `value`'s token (a scalar whole, a
 /// container's length) onto `tokens`, and its items onto `pending` (reversed, so popping takes
 /// them in order; object members with their names), each wrapped by `item` as the caller's
@@ -56,12 +69,6 @@ pub(super) fn push_value<'v, T>(
     item: impl Fn(&'v JsonValue) -> T,
 ) {
     match value {
-        JsonValue::Null => tokens.push(Token::Null),
-        JsonValue::Bool(b) => tokens.push(Token::Bool(*b)),
-        JsonValue::Long(n) => tokens.push(Token::Long(*n)),
-        JsonValue::Double(d) => tokens.push(Token::Double(d.get().to_bits())),
-        JsonValue::BigInteger(digits) => tokens.push(Token::BigInteger(digits)),
-        JsonValue::String(s) => tokens.push(Token::String(s)),
         JsonValue::Array(items) => {
             tokens.push(Token::Array(items.len()));
             pending.extend(items.iter().rev().map(|v| (None, item(v))));
@@ -75,6 +82,7 @@ pub(super) fn push_value<'v, T>(
                     .map(|(n, v)| (Some(n.as_str()), item(v))),
             );
         }
+        scalar => tokens.extend(scalar_token(scalar)),
     }
 }
 

@@ -22,6 +22,8 @@ use triomphe::ThinArc;
 use crate::checkpoint::ByteString;
 use crate::persistent::PSet;
 
+use super::stack_bytes::StackBytes;
+
 /// The longest key the storage holds: Kafka's own limit (a key length is an `int32`).
 pub(crate) const MAX_KEY_LEN: usize = i32::MAX as usize;
 /// The tracked flag, kept in the top bit of the key length (keys are at most `i32::MAX`
@@ -96,12 +98,15 @@ impl StoredOffset {
             key_len: if tracked { key_len | TRACKED } else { key_len },
             partition,
         };
-        // An iterator of known length: collected straight into the one allocation.
-        let bytes = key.iter().chain(value).copied();
-        let len = key.len() + value.len();
+        // Key and value side by side on the stack (most records are a few hundred bytes),
+        // then one copy into the allocation: triomphe's iterator constructor wrote the bytes
+        // one at a time.
+        let mut bytes = StackBytes::<512>::default();
+        bytes.push(key);
+        bytes.push(value);
         Some(Self {
             hash,
-            record: ThinArc::from_header_and_iter(place, KnownLen(bytes, len)),
+            record: ThinArc::from_header_and_slice(place, bytes.bytes()),
         })
     }
 
@@ -174,26 +179,6 @@ impl StoredOffset {
         self.hash
     }
 }
-
-/// An iterator with its length told, for [`ThinArc::from_header_and_iter`] (a chain of two
-/// slices' bytes does not tell its length itself).
-struct KnownLen<I>(I, usize);
-
-impl<I: Iterator<Item = u8>> Iterator for KnownLen<I> {
-    type Item = u8;
-
-    fn next(&mut self) -> Option<u8> {
-        let next = self.0.next()?;
-        self.1 = self.1.saturating_sub(1);
-        Some(next)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.1, Some(self.1))
-    }
-}
-
-impl<I: Iterator<Item = u8>> ExactSizeIterator for KnownLen<I> {}
 
 impl fmt::Debug for StoredOffset {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

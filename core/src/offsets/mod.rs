@@ -15,12 +15,12 @@ mod live;
 mod murmur2;
 mod ordered;
 mod partition_key;
+mod stack_bytes;
 mod writer;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
-use arrayvec::ArrayVec;
 use core::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -43,14 +43,17 @@ use crate::TopicKind;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
 use partition_key::{KeyShape, KeyView, PartitionKey, PartitionView};
+use stack_bytes::StackBytes;
 
 /// A source partition map as bytes: the bincode encoding of the map Java holds, members sorted
 /// by name. The encoding is deterministic and exact (doubles by their bits), so two maps are
 /// equal exactly when their encodings are; the slot hash is taken of it, so that equal
 /// partitions in any member order share a slot (the partition sets live in the data map: see
 /// [`live`]). Written from the members as read, without building the map.
-fn compact_partition(partition: &Members<'_>) -> Encoding {
-    let mut encoding = Encoding::default();
+fn compact_partition(partition: &Members<'_>) -> StackBytes<256> {
+    // On the stack while it fits: a source partition map is a few dozen bytes, and the
+    // offsets machine encodes one for every record.
+    let mut encoding = StackBytes::default();
     // Strings, numbers, booleans, lists and maps into a writer that always takes them, with no
     // size limit configured: bincode has no error to report for them.
     bincode::serde::encode_into_writer(
@@ -60,40 +63,6 @@ fn compact_partition(partition: &Members<'_>) -> Encoding {
     )
     .expect("bincode encodes a JSON map into a growing buffer without error");
     encoding
-}
-
-/// A partition's encoding ([`compact_partition`]), on the stack while it fits: a source
-/// partition map is a few dozen bytes, and the offsets machine encodes one for every record
-/// (a vector grown from empty cost several allocations each time).
-#[derive(Default)]
-struct Encoding {
-    /// The bytes, while they fit.
-    small: ArrayVec<u8, 256>,
-    /// All the bytes, once they outgrew `small`.
-    large: Vec<u8>,
-}
-
-impl Encoding {
-    fn bytes(&self) -> &[u8] {
-        if self.large.is_empty() {
-            &self.small
-        } else {
-            &self.large
-        }
-    }
-}
-
-impl bincode::enc::write::Writer for Encoding {
-    fn write(&mut self, bytes: &[u8]) -> Result<(), bincode::error::EncodeError> {
-        if self.large.is_empty() && self.small.try_extend_from_slice(bytes).is_ok() {
-            return Ok(());
-        }
-        if self.large.is_empty() {
-            self.large.extend_from_slice(&self.small);
-        }
-        self.large.extend_from_slice(bytes);
-        Ok(())
-    }
 }
 
 /// 32 bits of a hash, for slot hashes.
