@@ -29,7 +29,8 @@ pub mod write;
 pub(crate) use borrowed::{member, name_order, Members, SortedObject, Value};
 pub use read::{parse, parse_rest, JsonError, JsonErrorKind};
 pub(crate) use read::{
-    parse_borrowed, parse_named, parse_properties, FlatMember, FlatValue, PropertiesRead, Top,
+    parse_borrowed, parse_named, parse_properties, scan_plain, FlatMember, FlatValue,
+    PropertiesRead, Top,
 };
 pub(crate) use tokens::Tokens;
 pub use value::{JavaDouble, JsonObject, JsonValue, MAX_DEPTH};

@@ -933,7 +933,7 @@ fn skip_digits(bytes: &[u8], i: usize) -> usize {
 /// below `n` (with `n = 1` after XOR-ing the byte sought, a byte equal to it). A flag can be
 /// wrong only above a byte truly flagged (the borrow runs upwards), so the lowest flag of the
 /// three tests, in little-endian order, is the first byte sought.
-fn scan_plain(bytes: &[u8], i: usize) -> usize {
+pub(crate) fn scan_plain(bytes: &[u8], i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;

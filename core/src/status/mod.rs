@@ -32,6 +32,7 @@
 mod diagnostics;
 mod event;
 mod history;
+mod java_layout;
 mod json_view;
 mod keys;
 mod skip;

@@ -3,6 +3,7 @@
 
 use alloc::string::String;
 
+use super::java_layout;
 use super::skip::StatusSkip;
 use super::types::{Status, StatusState, TopicStatus};
 use crate::json::{self, JsonValue, Top, Value};
@@ -43,8 +44,17 @@ fn optional_string(
     }
 }
 
-/// Java's `parseConnectorStatus` / `parseTaskStatus` (identical).
+/// Java's `parseConnectorStatus` / `parseTaskStatus` (identical): by the layout Java writes
+/// when the value has it ([`java_layout`]), otherwise in full.
 pub(crate) fn status(bytes: &[u8]) -> Result<Status, StatusSkip> {
+    match java_layout::read(bytes) {
+        Some(status) => Ok(status),
+        None => read_in_full(bytes),
+    }
+}
+
+/// [`status`] by the general JSON reader, whatever the value's layout.
+pub(crate) fn read_in_full(bytes: &[u8]) -> Result<Status, StatusSkip> {
     let names = ["state", "trace", "worker_id", "generation", "version"];
     let Some([state, trace, worker_id, generation, version]) = members(bytes, names)? else {
         return Err(unparsable("not a JSON object"));

@@ -1,0 +1,270 @@
+//! Status values in the exact layout a Java worker writes them, read without the general JSON
+//! reader.
+//!
+//! Java's `KafkaStatusBackingStore` serializes a status through the `JsonConverter` with
+//! schemas off: compact JSON, the members in schema order,
+//! `{"state":"RUNNING","trace":null,"worker_id":"w:8083","generation":1,"version":null}`
+//! (`version` since Kafka 4.1). Nearly every record of a status topic has that layout, and
+//! reading it by matching the fixed text in between the values takes a fraction of the general
+//! reader's walk. Anything else (whitespace, another member order, an escape, a number that is
+//! not a plain integer, a long string) is declined, and [`super::values::status`] reads it in
+//! full. Every value this accepts reads the same both ways (the tests check it against the
+//! general path over generated variations of the layout).
+
+use alloc::string::String;
+
+use super::types::{Status, StatusState};
+use crate::json;
+
+/// The longest string this reads: far below Jackson's limits, so that none of them applies.
+const MAX_STRING: usize = 4096;
+/// The most digits of a generation this reads: any such number fits an `i64` as it is.
+const MAX_DIGITS: usize = 18;
+
+/// The status `bytes` hold if they have Java's layout, or `None` to read them in full.
+pub(super) fn read(bytes: &[u8]) -> Option<Status> {
+    let mut text = Cursor { bytes, at: 0 };
+    text.literal(b"{\"state\":\"")?;
+    let state = StatusState::from_java_name(text.string()?)?;
+    text.literal(b",\"trace\":")?;
+    let trace = text.nullable_string()?;
+    text.literal(b",\"worker_id\":")?;
+    let worker_id = text.nullable_string()?;
+    text.literal(b",\"generation\":")?;
+    let generation = text.integer()?;
+    let version = match text.literal(b",\"version\":") {
+        Some(()) => text.nullable_string()?,
+        None => None,
+    };
+    // The general reader stops at the object's end too: what follows is never read.
+    text.literal(b"}")?;
+    Some(Status {
+        state,
+        trace: trace.map(String::from),
+        worker_id: worker_id.map(String::from),
+        // Java's `Long.intValue()`: the low 32 bits.
+        generation: generation as i32,
+        version: version.map(String::from),
+    })
+}
+
+/// A position in the value being matched.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn rest(&self) -> &'a [u8] {
+        self.bytes.get(self.at..).unwrap_or_default()
+    }
+
+    /// Steps over `text` if the value continues with it.
+    fn literal(&mut self, text: &[u8]) -> Option<()> {
+        self.rest().starts_with(text).then(|| self.at += text.len())
+    }
+
+    /// The string whose opening quote was just matched, and its closing quote: only without
+    /// escapes or control characters, valid UTF-8, and at most [`MAX_STRING`] bytes.
+    fn string(&mut self) -> Option<&'a str> {
+        let end = json::scan_plain(self.bytes, self.at);
+        if self.bytes.get(end) != Some(&b'"') || end - self.at > MAX_STRING {
+            return None;
+        }
+        let text = core::str::from_utf8(self.bytes.get(self.at..end)?).ok()?;
+        self.at = end + 1;
+        Some(text)
+    }
+
+    /// `null` or a string ([`string`](Self::string)).
+    fn nullable_string(&mut self) -> Option<Option<&'a str>> {
+        if self.literal(b"null").is_some() {
+            return Some(None);
+        }
+        self.literal(b"\"")?;
+        self.string().map(Some)
+    }
+
+    /// A plain integer: an optional minus, then `0` or up to [`MAX_DIGITS`] digits without a
+    /// leading zero. What follows is left to the next literal (a fraction or an exponent
+    /// matches none of them).
+    fn integer(&mut self) -> Option<i64> {
+        let negative = self.literal(b"-").is_some();
+        let rest = self.rest();
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest.first() == Some(&b'0')) {
+            return None;
+        }
+        let magnitude = rest
+            .get(..digits)?
+            .iter()
+            .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+        self.at += digits;
+        Some(if negative { -magnitude } else { magnitude })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::format;
+    use alloc::string::String;
+    use alloc::vec::Vec;
+
+    use proptest::prelude::*;
+
+    use super::read;
+    use crate::status::values;
+
+    /// One of `written` (what Java writes) three times in four, else one of `varied`.
+    fn part(
+        written: &'static [&'static str],
+        varied: &'static [&'static str],
+    ) -> BoxedStrategy<String> {
+        prop_oneof![
+            3 => prop::sample::select(written),
+            1 => prop::sample::select(varied),
+        ]
+        .prop_map(String::from)
+        .boxed()
+    }
+
+    /// Variations of each part of Java's layout.
+    fn state() -> BoxedStrategy<String> {
+        part(
+            &[
+                r#""RUNNING""#,
+                r#""UNASSIGNED""#,
+                r#""FAILED""#,
+                r#""PAUSED""#,
+                r#""RESTARTING""#,
+                r#""STOPPED""#,
+            ],
+            &[
+                r#""DESTROYED""#,
+                r#""running""#,
+                r#""RUN\u004eING""#,
+                r#""""#,
+                "null",
+                "1",
+            ],
+        )
+    }
+
+    fn nullable() -> BoxedStrategy<String> {
+        part(
+            &["null", r#""w:8083""#, r#""é worker""#, r#""""#],
+            &[
+                r#""a\nb""#,
+                r#""a\"b""#,
+                "nul",
+                "nullx",
+                "7",
+                "[]",
+                "{}",
+                "\"\u{1}\"",
+            ],
+        )
+    }
+
+    fn generation() -> BoxedStrategy<String> {
+        part(
+            &[
+                "1",
+                "0",
+                "-5",
+                "42",
+                "2147483648",
+                "-2147483649",
+                "999999999999999999",
+            ],
+            &[
+                "-0",
+                "01",
+                "-01",
+                "1.0",
+                "1e3",
+                "1E3",
+                "9999999999999999999",
+                "99999999999999999999999",
+                "\"1\"",
+                "null",
+                "-",
+                "",
+            ],
+        )
+    }
+
+    /// Java's layout with its parts varied, a member dropped or repeated, whitespace, and
+    /// bytes after the object.
+    fn value() -> impl Strategy<Value = Vec<u8>> {
+        (
+            state(),
+            nullable(),
+            nullable(),
+            generation(),
+            prop::option::of(nullable()),
+            part(&[""], &[" ", "\n"]),
+            prop_oneof![6 => Just(0usize), 1 => 1usize..6],
+            prop::sample::select(&["", " ", "x", "}", "\u{ff}"][..]),
+        )
+            .prop_map(
+                |(state, trace, worker, generation, version, space, twist, after)| {
+                    let mut members = Vec::from([
+                        format!(r#""state":{space}{state}"#),
+                        format!(r#""trace":{trace}"#),
+                        format!(r#""worker_id":{worker}"#),
+                        format!(r#""generation":{generation}"#),
+                    ]);
+                    if let Some(version) = version {
+                        members.push(format!(r#""version":{version}"#));
+                    }
+                    match twist {
+                        1 => members.swap(1, 2),
+                        2 => {
+                            members.remove(1);
+                        }
+                        3 => members.push(r#""state":"FAILED""#.into()),
+                        _ => {}
+                    }
+                    let open = if twist == 4 { "{ " } else { "{" };
+                    let mut bytes = format!("{open}{}}}{after}", members.join(",")).into_bytes();
+                    if twist == 5 {
+                        bytes.push(0xff);
+                    }
+                    bytes
+                },
+            )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        /// What the layout reader accepts, the general reader reads the same.
+        #[test]
+        fn the_layout_reads_as_the_general_reader(bytes in value()) {
+            if let Some(status) = read(&bytes) {
+                prop_assert_eq!(Ok(status), values::read_in_full(&bytes));
+            }
+        }
+    }
+
+    #[test]
+    fn java_writes_what_the_layout_reads() {
+        use crate::status::{StatusState, StatusUpdate};
+        let updates = [
+            StatusUpdate::for_connector("c", StatusState::Running, "w:8083", 3),
+            StatusUpdate::for_task("c", 0, StatusState::Unassigned, "wörker", -7),
+            StatusUpdate::for_connector("c", StatusState::Paused, "w", i32::MAX),
+        ];
+        for update in updates {
+            let value = update.value().expect("not a tombstone");
+            let status = read(value.as_bytes());
+            assert!(status.is_some(), "{value}");
+            assert_eq!(status.map(Ok), Some(values::read_in_full(value.as_bytes())));
+        }
+        // A trace has escapes: the general reader reads it.
+        let failed =
+            StatusUpdate::for_task("c", 1, StatusState::Failed, "w", 1).with_trace("boom\n\tat X");
+        assert_eq!(read(failed.value().expect("a value").as_bytes()), None);
+    }
+}
