@@ -105,7 +105,7 @@ impl Chronicle for ConfigTopic {
                 let new = t.task_configs.get(&c).unwrap_or(&empty);
                 let changed = new
                     .iter()
-                    .filter(|(task, config)| old.get(task) != Some(config))
+                    .filter(|(task, config)| old.get(*task) != Some(config))
                     .map(|(task, _)| *task)
                     .collect();
                 out.push(change(

@@ -11,7 +11,6 @@
 //! partition from the set too).
 
 use alloc::vec::Vec;
-use core::borrow::Borrow;
 use core::cmp::Ordering;
 use core::fmt;
 use core::ops::Bound;
@@ -20,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use triomphe::ThinArc;
 
 use crate::checkpoint::ByteString;
-use crate::persistent::PSet;
+use crate::persistent::{Comparable, PSet};
 
 use super::stack_bytes::StackBytes;
 
@@ -191,64 +190,9 @@ impl fmt::Debug for StoredOffset {
     }
 }
 
-/// What the set of live keys orders by: a slot hash, then key bytes.
-///
-/// Stored entries and lookups both present themselves as one (`dyn Slot`), so a lookup
-/// compares a `(hash, &key)` pair with the stored entries without building a key of the
-/// stored type first.
-trait Slot {
-    /// The slot hash.
-    fn slot_hash(&self) -> u64;
-    /// The key bytes.
-    fn slot_key(&self) -> &[u8];
-}
-
-impl Slot for (u64, &[u8]) {
-    fn slot_hash(&self) -> u64 {
-        self.0
-    }
-
-    fn slot_key(&self) -> &[u8] {
-        self.1
-    }
-}
-
-impl PartialEq for dyn Slot + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for dyn Slot + '_ {}
-
-impl PartialOrd for dyn Slot + '_ {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for dyn Slot + '_ {
-    /// The hash first (an integer, held beside the entry); the key bytes only on a tie.
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.slot_hash()
-            .cmp(&other.slot_hash())
-            .then_with(|| self.slot_key().cmp(other.slot_key()))
-    }
-}
-
-/// A [`StoredOffset`] ordered and found by its slot hash and key bytes alone, for the set.
+/// A [`StoredOffset`] ordered by its slot hash, then its key bytes, for the set.
 #[derive(Clone)]
 struct BySlot(StoredOffset);
-
-impl Slot for BySlot {
-    fn slot_hash(&self) -> u64 {
-        self.0.hash
-    }
-
-    fn slot_key(&self) -> &[u8] {
-        self.0.key()
-    }
-}
 
 impl PartialEq for BySlot {
     fn eq(&self, other: &Self) -> bool {
@@ -266,13 +210,33 @@ impl PartialOrd for BySlot {
 
 impl Ord for BySlot {
     fn cmp(&self, other: &Self) -> Ordering {
-        (self as &dyn Slot).cmp(other as &dyn Slot)
+        SlotOf::of(self).compare(other)
     }
 }
 
-impl<'a> Borrow<dyn Slot + 'a> for BySlot {
-    fn borrow(&self) -> &(dyn Slot + 'a) {
-        self
+/// A slot hash and key bytes to find among the stored entries: the hash first (an integer,
+/// held beside each entry in the tree node), the key bytes (in the entry's allocation) only on
+/// a tie.
+#[derive(Clone, Copy)]
+struct SlotOf<'a> {
+    hash: u64,
+    key: &'a [u8],
+}
+
+impl<'a> SlotOf<'a> {
+    fn of(stored: &'a BySlot) -> Self {
+        Self {
+            hash: stored.0.hash,
+            key: stored.0.key(),
+        }
+    }
+}
+
+impl Comparable<BySlot> for SlotOf<'_> {
+    fn compare(&self, stored: &BySlot) -> Ordering {
+        self.hash
+            .cmp(&stored.0.hash)
+            .then_with(|| self.key.cmp(stored.0.key()))
     }
 }
 
@@ -289,7 +253,7 @@ impl LiveKeys {
     pub(crate) fn get(&self, key: Option<&[u8]>, hash: u64) -> Option<&StoredOffset> {
         match key {
             None => self.null_key.as_ref(),
-            Some(key) => self.keyed.get(&(hash, key) as &dyn Slot).map(|e| &e.0),
+            Some(key) => self.keyed.get(&SlotOf { hash, key }).map(|e| &e.0),
         }
     }
 
@@ -322,7 +286,7 @@ impl LiveKeys {
         match key {
             None => self.null_key = None,
             Some(key) => {
-                self.keyed.remove(&(hash, key) as &dyn Slot);
+                self.keyed.remove(&SlotOf { hash, key });
             }
         }
     }
@@ -330,7 +294,7 @@ impl LiveKeys {
     /// Sets or clears the tracked flag of a live `key` (in place: the flag is not part of the
     /// slot the set orders by).
     pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
-        self.keyed.update(&(hash, key) as &dyn Slot, |stored| {
+        self.keyed.update(&SlotOf { hash, key }, |stored| {
             let record = stored.0.clone().with_tracked(tracked);
             stored.0 = record;
         });
@@ -351,9 +315,12 @@ impl LiveKeys {
     /// Keyed records with a slot hash from `start` up to `end` (excluded; `None`: no end).
     fn hash_range(&self, start: u64, end: Option<u64>) -> impl Iterator<Item = &StoredOffset> {
         // The empty key comes first among the keys of a hash.
-        let start: (u64, &[u8]) = (start, &[]);
+        let start = SlotOf {
+            hash: start,
+            key: &[],
+        };
         self.keyed
-            .range::<dyn Slot, _>((Bound::Included(&start as &dyn Slot), Bound::Unbounded))
+            .range::<SlotOf<'_>, _>((Bound::Included(&start), Bound::Unbounded))
             .map(|e| &e.0)
             .take_while(move |record| end.is_none_or(|end| record.hash() < end))
     }

@@ -1,11 +1,11 @@
 //! In-order iteration over a [`PMap`](super::PMap), whole or over a key range.
 
-use core::borrow::Borrow;
 use core::ops::{Bound, RangeBounds};
 
 use arrayvec::ArrayVec;
 
 use super::node::Node;
+use super::Comparable;
 use super::MAX_DEPTH;
 
 /// The path of an in-order walk: each frame is a node and the index of the next entry it
@@ -132,8 +132,7 @@ impl<'a, K, V> Range<'a, K, V> {
     /// Starts the walk at the first entry not below the range's start.
     pub(super) fn new<Q, R>(root: Option<&'a Node<K, V>>, range: R) -> Self
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
         R: RangeBounds<Q>,
     {
         let mut walk = Walk {
@@ -145,7 +144,7 @@ impl<'a, K, V> Range<'a, K, V> {
             walk.stack.push((current, index));
             // An exact hit needs nothing from the child before it.
             let exact = matches!(range.start_bound(), Bound::Included(s)
-                if current.entries.get(index).is_some_and(|(k, _)| k.borrow() == s));
+                if current.entries.get(index).is_some_and(|(k, _)| s.compare(k).is_eq()));
             node = if exact {
                 None
             } else {
@@ -159,8 +158,8 @@ impl<'a, K, V> Range<'a, K, V> {
         };
         // A range that ends before it starts is empty.
         let empty = match (end, range.start_bound()) {
-            (Some((k, _)), Bound::Included(start)) => k.borrow() < start,
-            (Some((k, _)), Bound::Excluded(start)) => k.borrow() <= start,
+            (Some((k, _)), Bound::Included(start)) => start.compare(k).is_gt(),
+            (Some((k, _)), Bound::Excluded(start)) => start.compare(k).is_ge(),
             _ => false,
         };
         if empty {
@@ -173,8 +172,7 @@ impl<'a, K, V> Range<'a, K, V> {
 /// The index of the first entry of `node` at or after `bound` (a start bound).
 fn position<K, V, Q>(node: &Node<K, V>, bound: Bound<&Q>) -> usize
 where
-    K: Borrow<Q>,
-    Q: Ord + ?Sized,
+    Q: Comparable<K> + ?Sized,
 {
     match bound {
         Bound::Unbounded => 0,
@@ -189,8 +187,7 @@ where
 /// The first entry of the tree at or after `bound` (a start bound).
 fn first_from<'a, K, V, Q>(root: Option<&'a Node<K, V>>, bound: Bound<&Q>) -> Option<&'a (K, V)>
 where
-    K: Borrow<Q>,
-    Q: Ord + ?Sized,
+    Q: Comparable<K> + ?Sized,
 {
     let mut best = None;
     let mut node = root;

@@ -24,6 +24,7 @@ mod serde_impls;
 mod tests;
 
 use core::borrow::Borrow;
+use core::cmp::Ordering;
 use core::fmt;
 use core::ops::RangeBounds;
 
@@ -35,6 +36,21 @@ use arrayvec::ArrayVec;
 pub use iter::{Iter, Keys, Range, SetRange, Values};
 use node::Node;
 use triomphe::Arc;
+
+/// How a lookup key compares with a map's stored keys. Every `Q: Ord` that the stored key
+/// borrows as compares as that (`String` keys looked up by `&str`); a type of its own serves
+/// where the stored key cannot lend one (the offsets state orders by a hash beside the entry
+/// and key bytes inside it), with no dynamic dispatch in the nodes' searches.
+pub trait Comparable<K: ?Sized> {
+    /// How `self` orders against `stored`.
+    fn compare(&self, stored: &K) -> Ordering;
+}
+
+impl<Q: Ord + ?Sized, K: Borrow<Q> + ?Sized> Comparable<K> for Q {
+    fn compare(&self, stored: &K) -> Ordering {
+        self.cmp(stored.borrow())
+    }
+}
 
 /// The most entries a node holds (as in `std`'s `BTreeMap`).
 pub const MAX_ENTRIES: usize = 11;
@@ -115,8 +131,7 @@ impl<K: Ord, V> PMap<K, V> {
     /// The value stored under `key`.
     pub fn get<Q>(&self, key: &Q) -> Option<&V>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.get_key_value(key).map(|(_, v)| v)
     }
@@ -124,8 +139,7 @@ impl<K: Ord, V> PMap<K, V> {
     /// The stored key and value equal to `key`.
     pub fn get_key_value<Q>(&self, key: &Q) -> Option<(&K, &V)>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         let mut node = self.root.as_deref()?;
         loop {
@@ -139,8 +153,7 @@ impl<K: Ord, V> PMap<K, V> {
     /// Whether `key` is stored.
     pub fn contains_key<Q>(&self, key: &Q) -> bool
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.get_key_value(key).is_some()
     }
@@ -148,8 +161,7 @@ impl<K: Ord, V> PMap<K, V> {
     /// The entries with keys in `range`, in order.
     pub fn range<Q, R>(&self, range: R) -> Range<'_, K, V>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
         R: RangeBounds<Q>,
     {
         Range::new(self.root.as_deref(), range)
@@ -161,8 +173,7 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// shares; nothing when the key is absent.
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut V>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.entry_mut(key).map(|(_, v)| v)
     }
@@ -171,8 +182,7 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// the shared nodes, then makes unique only the nodes of the path it found.
     fn entry_mut<Q>(&mut self, key: &Q) -> Option<&mut (K, V)>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         let path = self.path_to(key)?;
         self.entry_at(&path)
@@ -182,8 +192,7 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// node. Reads the shared nodes only.
     fn path_to<Q>(&self, key: &Q) -> Option<Path>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         let mut path = Path::default();
         let mut node = self.root.as_deref()?;
@@ -255,8 +264,7 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// Removes `key`; returns its stored key and value. Copies nothing when the key is absent.
     pub fn remove_entry<Q>(&mut self, key: &Q) -> Option<(K, V)>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         if !self.contains_key(key) {
             return None;
@@ -276,8 +284,7 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// Removes `key`; returns its value.
     pub fn remove<Q>(&mut self, key: &Q) -> Option<V>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.remove_entry(key).map(|(_, v)| v)
     }
@@ -378,8 +385,7 @@ impl<K: Ord> PSet<K> {
     /// Whether `key` is in the set.
     pub fn contains<Q>(&self, key: &Q) -> bool
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.0.contains_key(key)
     }
@@ -387,8 +393,7 @@ impl<K: Ord> PSet<K> {
     /// The stored key equal to `key`.
     pub fn get<Q>(&self, key: &Q) -> Option<&K>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.0.get_key_value(key).map(|(k, ())| k)
     }
@@ -396,8 +401,7 @@ impl<K: Ord> PSet<K> {
     /// The keys in `range`, in order.
     pub fn range<Q, R>(&self, range: R) -> SetRange<'_, K>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
         R: RangeBounds<Q>,
     {
         SetRange(self.0.range(range))
@@ -413,8 +417,7 @@ impl<K: Ord + Clone> PSet<K> {
     /// Removes `key`; returns whether it was stored.
     pub fn remove<Q>(&mut self, key: &Q) -> bool
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.0.remove_entry(key).is_some()
     }
@@ -424,15 +427,14 @@ impl<K: Ord + Clone> PSet<K> {
     /// for keys that carry data beside what orders them.
     pub fn update<Q>(&mut self, key: &Q, change: impl FnOnce(&mut K)) -> bool
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         let Some((stored, ())) = self.0.entry_mut(key) else {
             return false;
         };
         change(stored);
         debug_assert!(
-            (*stored).borrow() == key,
+            key.compare(stored).is_eq(),
             "PSet::update changed a key's order"
         );
         true
@@ -441,8 +443,7 @@ impl<K: Ord + Clone> PSet<K> {
     /// Removes and returns the stored key equal to `key`.
     pub fn take<Q>(&mut self, key: &Q) -> Option<K>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         self.0.remove_entry(key).map(|(k, ())| k)
     }

@@ -9,14 +9,13 @@
 //! and each child the change descends into is made unique the same way, so a write copies only
 //! the shared nodes on its path.
 
-use core::borrow::Borrow;
 use core::cmp::Ordering;
 
 use alloc::vec::Vec;
 use arrayvec::ArrayVec;
 use thin_vec::ThinVec;
 
-use super::{MAX_ENTRIES, MIN_ENTRIES};
+use super::{Comparable, MAX_ENTRIES, MIN_ENTRIES};
 // triomphe's `Arc` has no weak count: `make_mut` on the unique nodes of a write path is one load,
 // not std's compare-and-swap.
 use triomphe::Arc;
@@ -79,11 +78,10 @@ impl<K, V> Node<K, V> {
     /// between its cache lines (measured: the scan made the offsets replay faster).
     pub(super) fn search<Q>(&self, key: &Q) -> Result<usize, usize>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         for (i, (k, _)) in self.entries.iter().enumerate() {
-            match key.cmp(k.borrow()) {
+            match key.compare(k) {
                 Ordering::Greater => {}
                 Ordering::Equal => return Ok(i),
                 Ordering::Less => return Err(i),
@@ -168,8 +166,7 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
     /// fix.
     pub(super) fn remove<Q>(&mut self, key: &Q) -> Option<(K, V)>
     where
-        K: Borrow<Q>,
-        Q: Ord + ?Sized,
+        Q: Comparable<K> + ?Sized,
     {
         match self.search(key) {
             Ok(i) if self.is_leaf() => Some(self.entries.remove(i)),
