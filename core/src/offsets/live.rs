@@ -281,6 +281,31 @@ impl LiveKeys {
         }
     }
 
+    /// Stores a new record of a `[connector, {partition}]` key (slot hash `hash`), tracked
+    /// unless `tracked` (asked of the state before the change) says otherwise. When no other
+    /// key shares the slot hash, the key is tracked whatever `tracked` would say (no other key
+    /// can have added its partition), and the store takes one descent of the tree without
+    /// asking; most records are such keys.
+    pub(crate) fn upsert_partition_key(
+        &mut self,
+        key: &[u8],
+        hash: u64,
+        value: &[u8],
+        position: (i32, i64),
+        tracked: impl FnOnce(&Self) -> bool,
+    ) {
+        let Some(record) = StoredOffset::new(hash, key, value, position, true) else {
+            return;
+        };
+        if let Err(BySlot(record)) = self
+            .keyed
+            .insert_if_alone(BySlot(record), |stored| stored.0.hash == hash)
+        {
+            let tracked = tracked(self);
+            self.keyed.insert(BySlot(record.with_tracked(tracked)));
+        }
+    }
+
     /// Removes `key` (a tombstone).
     pub(crate) fn remove(&mut self, key: Option<&[u8]>, hash: u64) {
         match key {

@@ -322,12 +322,15 @@ impl Topic for OffsetTopic {
                 // `processPartitionKey` step 7: the set gains the partition unless some key
                 // with its content already added it; the key that did stays tracked. (Keys of
                 // other shapes are never tracked.)
-                let tracked = match (&partition, record.key) {
-                    (Some(key), Some(bytes)) => tracked_by(data, slot, key, bytes).unwrap_or(true),
-                    _ => false,
-                };
                 let position = (record.partition, record.offset);
-                data.upsert(record.key, slot, value, position, tracked);
+                match (&partition, record.key) {
+                    (Some(key), Some(bytes)) => {
+                        data.upsert_partition_key(bytes, slot, value, position, |data| {
+                            tracked_by(data, slot, key, bytes).unwrap_or(true)
+                        });
+                    }
+                    _ => data.upsert(record.key, slot, value, position, false),
+                }
             }
             None => {
                 // Step 7 for a tombstone: the partition leaves the set, whichever key added it.

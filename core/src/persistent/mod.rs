@@ -255,15 +255,36 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
         };
         let root = Arc::make_mut(root);
         let old = root.insert(key, value);
-        if root.entries.len() > MAX_ENTRIES {
-            let (median, right) = root.split();
-            let left = core::mem::replace(root, Node::empty());
-            *root = Node::parent(left, median, right);
-        }
+        root.split_if_overfull();
         if old.is_none() {
             self.len += 1;
         }
         old
+    }
+
+    /// [`insert`](Self::insert) in one descent, when no stored key other than one equal to
+    /// `key` is `near`; otherwise changes nothing and gives `key` and `value` back (nodes on
+    /// the path a clone shares may have been copied). `near` must hold on one contiguous run
+    /// of keys that `key`'s place is in or beside (a hash prefix, say): the in-order
+    /// neighbours of that place then stand for all of them. Also gives the entry back when a
+    /// neighbour is not on the path (an equal key stored in an internal node); the caller
+    /// then decides with a lookup, at the cost of another descent.
+    pub fn insert_if_alone(
+        &mut self,
+        key: K,
+        value: V,
+        near: impl Fn(&K) -> bool,
+    ) -> Result<Option<V>, (K, V)> {
+        let Some(root) = self.root.as_mut() else {
+            return Ok(self.insert(key, value));
+        };
+        let root = Arc::make_mut(root);
+        let old = root.insert_if_alone((key, value), &near, (false, false))?;
+        root.split_if_overfull();
+        if old.is_none() {
+            self.len += 1;
+        }
+        Ok(old)
     }
 
     /// Removes `key`; returns its stored key and value. Copies nothing when the key is absent.
@@ -417,6 +438,16 @@ impl<K: Ord + Clone> PSet<K> {
     /// Adds `key`, replacing an equal stored key; returns whether none was stored.
     pub fn insert(&mut self, key: K) -> bool {
         self.0.insert(key, ()).is_none()
+    }
+
+    /// [`PMap::insert_if_alone`] for a set: adds `key` in one descent, replacing an equal
+    /// stored key, when no other stored key is `near`; otherwise gives `key` back. Returns
+    /// whether none was stored.
+    pub fn insert_if_alone(&mut self, key: K, near: impl Fn(&K) -> bool) -> Result<bool, K> {
+        match self.0.insert_if_alone(key, (), near) {
+            Ok(old) => Ok(old.is_none()),
+            Err((key, ())) => Err(key),
+        }
     }
 
     /// Removes `key`; returns whether it was stored.

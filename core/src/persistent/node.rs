@@ -123,6 +123,53 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
         old
     }
 
+    /// [`insert`](Self::insert), when neither in-order neighbour of the key's place (an equal
+    /// stored key aside) is `near`; otherwise, or when a neighbour is not on the descent path
+    /// (an equal key in an internal node), gives the entry back unchanged. `left` and `right`
+    /// say whether the nearest entries bounding this subtree, in its ancestors, are `near`.
+    pub(super) fn insert_if_alone(
+        &mut self,
+        (key, value): (K, V),
+        near: &impl Fn(&K) -> bool,
+        (left, right): (bool, bool),
+    ) -> Result<Option<V>, (K, V)> {
+        let near_at = |entries: &Entries<K, V>, i: usize, outside: bool| {
+            entries.get(i).map_or(outside, |(k, _)| near(k))
+        };
+        match self.search(&key) {
+            Ok(i) if self.is_leaf() => {
+                let before = i.checked_sub(1).map_or(left, |b| near(&self.entries[b].0));
+                if before || near_at(&self.entries, i + 1, right) {
+                    return Err((key, value));
+                }
+                let old = core::mem::replace(&mut self.entries[i], (key, value));
+                Ok(Some(old.1))
+            }
+            // The neighbours are the last and first entries of the subtrees around it.
+            Ok(_) => Err((key, value)),
+            Err(i) if self.is_leaf() => {
+                let before = i.checked_sub(1).map_or(left, |b| near(&self.entries[b].0));
+                if before || near_at(&self.entries, i, right) {
+                    return Err((key, value));
+                }
+                self.entries.insert(i, (key, value));
+                Ok(None)
+            }
+            Err(i) => {
+                let bounds = (
+                    i.checked_sub(1).map_or(left, |b| near(&self.entries[b].0)),
+                    near_at(&self.entries, i, right),
+                );
+                let child = Arc::make_mut(&mut self.children[i]);
+                let old = child.insert_if_alone((key, value), near, bounds)?;
+                if self.children[i].entries.len() > MAX_ENTRIES {
+                    self.relieve(i);
+                }
+                Ok(old)
+            }
+        }
+    }
+
     /// Child `i` holds one entry too many: moves one through this node into a sibling that has
     /// room, or else splits the child. Moving before splitting keeps nodes fuller (random
     /// inserts left them about 69% full, sibling moves about 80%): the offsets state holds a
@@ -137,6 +184,16 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
             reserve_one(&mut self.children);
             self.entries.insert(i, median);
             self.children.insert(i + 1, right);
+        }
+    }
+
+    /// After an insert into the tree under this root: splits the root, if it was left with
+    /// one entry too many, under a new root.
+    pub(super) fn split_if_overfull(&mut self) {
+        if self.entries.len() > MAX_ENTRIES {
+            let (median, right) = self.split();
+            let left = core::mem::replace(self, Self::empty());
+            *self = Self::parent(left, median, right);
         }
     }
 

@@ -97,6 +97,44 @@ proptest! {
     }
 }
 
+proptest! {
+    /// `insert_if_alone` with `near` as "same group of eight keys" (a contiguous run): it
+    /// inserts exactly when no other key of the group is stored, always decides a key not yet
+    /// stored, changes nothing when it gives the key back, and leaves clones as they were.
+    #[test]
+    fn insert_if_alone_inserts_exactly_when_no_other_key_is_near(
+        setup in proptest::collection::vec(0u16..400, 0..600),
+        inserts in proptest::collection::vec((0u16..400, any::<bool>()), 0..300),
+    ) {
+        let group = |k: u16| k / 8;
+        let mut set: PSet<u16> = setup.iter().copied().collect();
+        let mut model: BTreeSet<u16> = setup.iter().copied().collect();
+        let mut snapshots = Vec::new();
+        for (key, snapshot) in inserts {
+            if snapshot {
+                snapshots.push((set.clone(), model.clone()));
+            }
+            let others = model.iter().any(|&k| k != key && group(k) == group(key));
+            match set.insert_if_alone(key, |&k| group(k) == group(key)) {
+                Ok(added) => {
+                    prop_assert!(!others, "{} inserted beside another key of its group", key);
+                    prop_assert_eq!(added, model.insert(key));
+                }
+                Err(back) => {
+                    prop_assert_eq!(back, key);
+                    prop_assert!(others || model.contains(&key), "{} alone but refused", key);
+                }
+            }
+            checked(&set.0);
+            prop_assert!(set.iter().eq(model.iter()));
+        }
+        for (snapshot, expected) in &snapshots {
+            checked(&snapshot.0);
+            prop_assert!(snapshot.iter().eq(expected.iter()));
+        }
+    }
+}
+
 /// Bulk building makes a balanced tree at every size, including around the capacity steps.
 #[test]
 fn bulk_built_trees_are_balanced_at_every_size() {
