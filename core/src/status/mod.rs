@@ -181,6 +181,12 @@ impl StatusLog {
     }
 }
 
+/// The event's share of a status just read, when events are queued: otherwise no share is
+/// taken (a reference count raised and dropped again for every record of a replay).
+fn shared_for_event(status: &Arc<Status>, events: &Events<'_, StatusEvent>) -> Option<Arc<Status>> {
+    events.enabled().then(|| status.clone())
+}
+
 impl StatusTopic {
     fn on_connector(
         &mut self,
@@ -193,12 +199,15 @@ impl StatusTopic {
             return Ok(());
         };
         let status = Arc::new(values::status(bytes)?);
+        let for_event = shared_for_event(&status, events);
         // No staleness check for connectors: the last record read wins (spec §3.2).
-        self.tables.connectors.insert(c.into(), status.clone());
-        events.emit(|| StatusEvent::ConnectorStatusChanged {
-            connector: c.into(),
-            status,
-        });
+        self.tables.connectors.insert(c.into(), status);
+        if let Some(status) = for_event {
+            events.emit(|| StatusEvent::ConnectorStatusChanged {
+                connector: c.into(),
+                status,
+            });
+        }
         Ok(())
     }
 
@@ -235,6 +244,7 @@ impl StatusTopic {
             return Ok(());
         };
         let status = Arc::new(values::status(bytes)?);
+        let for_event = shared_for_event(&status, events);
         let t = &mut self.tables;
         // One search of the connectors' rows (the replay's most frequent record).
         match t.tasks.get_mut(c) {
@@ -242,18 +252,20 @@ impl StatusTopic {
                 if is_stale_unassigned(row.get(&task).map(|s| &**s), &status) {
                     return Err(StatusSkip::StaleUnassigned);
                 }
-                row.insert(task, status.clone());
+                row.insert(task, status);
             }
             None => {
                 let mut row = TaskRow::new();
-                row.insert(task, status.clone());
+                row.insert(task, status);
                 t.tasks.insert(c.into(), row);
             }
         }
-        events.emit(|| StatusEvent::TaskStatusChanged {
-            id: TaskId::new(c, task),
-            status,
-        });
+        if let Some(status) = for_event {
+            events.emit(|| StatusEvent::TaskStatusChanged {
+                id: TaskId::new(c, task),
+                status,
+            });
+        }
         Ok(())
     }
 
