@@ -21,6 +21,7 @@
 
 mod borrowed;
 pub mod java_map;
+pub(crate) mod layout;
 pub mod read;
 mod tokens;
 pub mod value;

@@ -10,6 +10,7 @@
 mod history;
 pub use history::OffsetBefore;
 mod json_view;
+mod key_layout;
 pub mod kip875;
 mod live;
 mod murmur2;

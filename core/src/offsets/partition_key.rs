@@ -111,11 +111,20 @@ pub(crate) fn classify(key: Option<&[u8]>) -> KeyShape {
 }
 
 /// [`classify`], borrowing the connector and the partition's members from the key: what every
-/// record's apply step reads.
+/// record's apply step reads. A key in the layout Java writes is matched directly
+/// ([`key_layout`](super::key_layout)), any other read in full.
 pub(crate) fn view(key: Option<&[u8]>) -> KeyView<'_> {
     let Some(bytes) = key else {
         return KeyView::Ignored(KeyProblem::NullKey);
     };
+    match super::key_layout::read(bytes) {
+        Some(partition) => KeyView::Partition(partition),
+        None => view_in_full(bytes),
+    }
+}
+
+/// [`view`] of a record's key bytes with the general JSON reader.
+pub(crate) fn view_in_full(bytes: &[u8]) -> KeyView<'_> {
     let value = match json::parse_borrowed(bytes) {
         Ok(v) => v,
         Err(_) => return KeyView::Ignored(KeyProblem::NotJson),

@@ -14,16 +14,11 @@
 use alloc::string::String;
 
 use super::types::{Status, StatusState};
-use crate::json;
-
-/// The longest string this reads: far below Jackson's limits, so that none of them applies.
-const MAX_STRING: usize = 4096;
-/// The most digits of a generation this reads: any such number fits an `i64` as it is.
-const MAX_DIGITS: usize = 18;
+use crate::json::layout::Cursor;
 
 /// The status `bytes` hold if they have Java's layout, or `None` to read them in full.
 pub(super) fn read(bytes: &[u8]) -> Option<Status> {
-    let mut text = Cursor { bytes, at: 0 };
+    let mut text = Cursor::new(bytes);
     text.literal(b"{\"state\":\"")?;
     let state = StatusState::from_java_name(text.string()?)?;
     text.literal(b",\"trace\":")?;
@@ -46,62 +41,6 @@ pub(super) fn read(bytes: &[u8]) -> Option<Status> {
         generation: generation as i32,
         version: version.map(String::from),
     })
-}
-
-/// A position in the value being matched.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn rest(&self) -> &'a [u8] {
-        self.bytes.get(self.at..).unwrap_or_default()
-    }
-
-    /// Steps over `text` if the value continues with it.
-    fn literal(&mut self, text: &[u8]) -> Option<()> {
-        self.rest().starts_with(text).then(|| self.at += text.len())
-    }
-
-    /// The string whose opening quote was just matched, and its closing quote: only without
-    /// escapes or control characters, valid UTF-8, and at most [`MAX_STRING`] bytes.
-    fn string(&mut self) -> Option<&'a str> {
-        let end = json::scan_plain(self.bytes, self.at);
-        if self.bytes.get(end) != Some(&b'"') || end - self.at > MAX_STRING {
-            return None;
-        }
-        let text = core::str::from_utf8(self.bytes.get(self.at..end)?).ok()?;
-        self.at = end + 1;
-        Some(text)
-    }
-
-    /// `null` or a string ([`string`](Self::string)).
-    fn nullable_string(&mut self) -> Option<Option<&'a str>> {
-        if self.literal(b"null").is_some() {
-            return Some(None);
-        }
-        self.literal(b"\"")?;
-        self.string().map(Some)
-    }
-
-    /// A plain integer: an optional minus, then `0` or up to [`MAX_DIGITS`] digits without a
-    /// leading zero. What follows is left to the next literal (a fraction or an exponent
-    /// matches none of them).
-    fn integer(&mut self) -> Option<i64> {
-        let negative = self.literal(b"-").is_some();
-        let rest = self.rest();
-        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest.first() == Some(&b'0')) {
-            return None;
-        }
-        let magnitude = rest
-            .get(..digits)?
-            .iter()
-            .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
-        self.at += digits;
-        Some(if negative { -magnitude } else { magnitude })
-    }
 }
 
 #[cfg(test)]

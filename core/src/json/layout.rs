@@ -1,0 +1,80 @@
+//! Matching a value against the exact compact layout Java's `JsonConverter` writes, without the
+//! general reader: for the records whose shape is known (status values, offsets keys), where
+//! nearly every record has that layout.
+//!
+//! A [`Cursor`] accepts only what reads the same as the general reader would read it: plain
+//! strings (no escapes, no control characters, valid UTF-8, short) and plain integers. Anything
+//! else makes a step return `None`, and the caller reads the record with the general reader.
+
+use super::scan_plain;
+
+/// The longest string a cursor reads: far below Jackson's limits, so that none of them applies.
+const MAX_STRING: usize = 4096;
+/// The most digits of an integer a cursor reads: any such number fits an `i64` as it is.
+const MAX_DIGITS: usize = 18;
+
+/// A position in the bytes being matched.
+pub(crate) struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `bytes`.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, at: 0 }
+    }
+
+    fn rest(&self) -> &'a [u8] {
+        self.bytes.get(self.at..).unwrap_or_default()
+    }
+
+    /// Whether every byte has been matched.
+    pub(crate) fn at_end(&self) -> bool {
+        self.at >= self.bytes.len()
+    }
+
+    /// Steps over `text` if the bytes continue with it.
+    pub(crate) fn literal(&mut self, text: &[u8]) -> Option<()> {
+        self.rest().starts_with(text).then(|| self.at += text.len())
+    }
+
+    /// The string whose opening quote was just matched, and its closing quote: only without
+    /// escapes or control characters, valid UTF-8, and at most [`MAX_STRING`] bytes.
+    pub(crate) fn string(&mut self) -> Option<&'a str> {
+        let end = scan_plain(self.bytes, self.at);
+        if self.bytes.get(end) != Some(&b'"') || end - self.at > MAX_STRING {
+            return None;
+        }
+        let text = core::str::from_utf8(self.bytes.get(self.at..end)?).ok()?;
+        self.at = end + 1;
+        Some(text)
+    }
+
+    /// `null` or a string ([`string`](Self::string)).
+    pub(crate) fn nullable_string(&mut self) -> Option<Option<&'a str>> {
+        if self.literal(b"null").is_some() {
+            return Some(None);
+        }
+        self.literal(b"\"")?;
+        self.string().map(Some)
+    }
+
+    /// A plain integer: an optional minus, then `0` or up to [`MAX_DIGITS`] digits without a
+    /// leading zero. What follows is left to the next step (a fraction or an exponent matches no
+    /// literal a caller expects next).
+    pub(crate) fn integer(&mut self) -> Option<i64> {
+        let negative = self.literal(b"-").is_some();
+        let rest = self.rest();
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || digits > MAX_DIGITS || (digits > 1 && rest.first() == Some(&b'0')) {
+            return None;
+        }
+        let magnitude = rest
+            .get(..digits)?
+            .iter()
+            .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+        self.at += digits;
+        Some(if negative { -magnitude } else { magnitude })
+    }
+}
