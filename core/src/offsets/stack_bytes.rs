@@ -4,6 +4,9 @@
 use alloc::vec::Vec;
 use arrayvec::ArrayVec;
 
+/// The longest piece [`StackBytes::push`] copies byte by byte.
+const SHORT: usize = 8;
+
 /// Bytes appended piece by piece, held in an inline buffer of `N` bytes while they fit and in a
 /// vector once they outgrow it. Most offsets keys, values and partition encodings are a few
 /// dozen bytes: a vector grown from empty cost an allocation or more per record.
@@ -27,8 +30,18 @@ impl<const N: usize> StackBytes<N> {
 
     /// Appends `bytes`, moving everything to the heap the first time they do not fit.
     pub(crate) fn push(&mut self, bytes: &[u8]) {
-        if self.large.is_empty() && self.small.try_extend_from_slice(bytes).is_ok() {
-            return;
+        if self.large.is_empty() {
+            // The slot hash's encoding arrives in pieces of a byte or two (lengths, variant
+            // tags): copied in place, where a slice copy is a call to `memcpy`.
+            if bytes.len() <= SHORT && bytes.len() <= self.small.remaining_capacity() {
+                for &byte in bytes {
+                    let _fits = self.small.try_push(byte);
+                }
+                return;
+            }
+            if self.small.try_extend_from_slice(bytes).is_ok() {
+                return;
+            }
         }
         if self.large.is_empty() {
             self.large.reserve(self.small.len() + bytes.len());
