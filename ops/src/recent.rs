@@ -152,9 +152,7 @@ impl RecentPart {
             }
             match change.kind {
                 ChangeKind::OffsetWritten { new_key: true } => {
-                    *view
-                        .live_offsets
-                        .get_or_insert_with(connector.clone(), || 0) += 1;
+                    *view.live_offsets.get_or_insert_with(connector, || 0) += 1;
                 }
                 ChangeKind::OffsetRemoved { was_live: true } => {
                     if let Some(n) = view.live_offsets.get_mut(connector) {
@@ -167,10 +165,7 @@ impl RecentPart {
         let limit = self.limit;
         let mut keep = |entry: Entry| {
             let list = match &entry.connector {
-                Some(c) => Arc::make_mut(
-                    view.connectors
-                        .get_or_insert_with(c.clone(), Default::default),
-                ),
+                Some(c) => Arc::make_mut(view.connectors.get_or_insert_with(c, Default::default)),
                 None => Arc::make_mut(&mut view.cluster),
             };
             if list.len() == limit {

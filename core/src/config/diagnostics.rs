@@ -81,7 +81,7 @@ pub(crate) fn note_orphan(
     offset: i64,
     is_commit: bool,
 ) {
-    let entry = orphans.get_or_insert_with(String::from(connector), || OrphanRecords {
+    let entry = orphans.get_or_insert_with(connector, || OrphanRecords {
         task_records: 0,
         commit_records: 0,
         first_offset: offset,

@@ -169,7 +169,7 @@ impl ConfigTopic {
         }
         let props = values::properties(read, &mut self.shapes)?;
         let t = &mut self.tables;
-        t.connector_configs.insert(c.into(), props);
+        t.connector_configs.set(c, props);
         if !t.target_states.contains_key(c) {
             t.target_states.insert(c.into(), TargetState::Started);
         }
@@ -230,7 +230,7 @@ impl ConfigTopic {
             // configurations move out of the buffer, which step 8 would clear anyway.
             if let Some(entries) = deferred.as_deref_mut().map(core::mem::take) {
                 if !entries.is_empty() {
-                    let applied = t.task_configs.get_or_insert_with(c.into(), PMap::new);
+                    let applied = t.task_configs.get_or_insert_with(c, PMap::new);
                     for (task, props) in entries {
                         applied.insert(task, props);
                         applied_ids.push(task);
@@ -245,7 +245,7 @@ impl ConfigTopic {
             }
             t.inconsistent.remove(c);
             if let Some(config) = t.connector_configs.get(c).cloned() {
-                t.applied_connector_configs.insert(c.into(), config);
+                t.applied_connector_configs.set(c, config);
             }
             self.inconsistencies.remove(c);
         } else {
@@ -270,7 +270,7 @@ impl ConfigTopic {
         }
         // Steps 9 and 10: the count is stored even when inconsistent, and fencing is pending.
         let t = &mut self.tables;
-        t.connector_task_counts.insert(c.into(), count);
+        t.connector_task_counts.set(c, count);
         if !t.pending_fencing.contains(c) {
             t.pending_fencing.insert(c.into());
         }
@@ -297,7 +297,7 @@ impl ConfigTopic {
             return Ok(());
         }
         let state = values::target_state(values::object(body)?)?;
-        let previous = t.target_states.insert(c.into(), state);
+        let previous = t.target_states.set(c, state);
         if previous != Some(state) && t.connector_configs.contains_key(c) {
             events.emit(|| ConfigEvent::TargetStateChanged {
                 connector: c.into(),
@@ -326,7 +326,7 @@ impl ConfigTopic {
     fn on_tasks_fencing(&mut self, c: &str, body: &Body<'_>) -> Result<(), ConfigSkip> {
         let count = values::count(values::object(body)?, "task-count")?;
         let t = &mut self.tables;
-        t.task_count_records.insert(c.into(), count);
+        t.task_count_records.set(c, count);
         t.pending_fencing.remove(c);
         Ok(())
     }

@@ -28,6 +28,7 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::RangeBounds;
 
+use alloc::borrow::ToOwned;
 use alloc::vec::Vec;
 use arrayvec::ArrayVec;
 
@@ -227,13 +228,16 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     }
 
     /// The value under `key`, inserting `make()` first when the key is absent. One search
-    /// when the key is present.
-    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> &mut V {
-        let path = match self.path_to(&key) {
+    /// when the key is present, and an owned key is made only when it is absent.
+    pub fn get_or_insert_with<Q>(&mut self, key: &Q, make: impl FnOnce() -> V) -> &mut V
+    where
+        Q: Comparable<K> + ToOwned<Owned = K> + ?Sized,
+    {
+        let path = match self.path_to(key) {
             Some(path) => path,
             None => {
-                self.insert(key.clone(), make());
-                match self.path_to(&key) {
+                self.insert(key.to_owned(), make());
+                match self.path_to(key) {
                     Some(path) => path,
                     // The key was just inserted; a map that lost it would be a broken tree.
                     None => unreachable!("PMap lost a key it had just inserted"),
@@ -243,6 +247,19 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
         match self.entry_at(&path) {
             Some((_, value)) => value,
             None => unreachable!("PMap lost the entry it had just found"),
+        }
+    }
+
+    /// Stores `value` under `key`; returns the old value. Unlike [`insert`](Self::insert), a
+    /// present key keeps its stored key and costs one search, no owned key: for the maps whose
+    /// keys are mostly present (a connector's entries, set again on every commit).
+    pub fn set<Q>(&mut self, key: &Q, value: V) -> Option<V>
+    where
+        Q: Comparable<K> + ToOwned<Owned = K> + ?Sized,
+    {
+        match self.get_mut(key) {
+            Some(stored) => Some(core::mem::replace(stored, value)),
+            None => self.insert(key.to_owned(), value),
         }
     }
 

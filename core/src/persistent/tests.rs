@@ -17,6 +17,10 @@ enum Op {
     Insert(u16, u32),
     Remove(u16),
     Mutate(u16),
+    /// `set`: the value replaced through a borrowed key.
+    Set(u16, u32),
+    /// `get_or_insert_with`, then the value incremented.
+    GetOrInsert(u16, u32),
     /// Keep a clone, as a snapshot would.
     Snapshot,
 }
@@ -27,6 +31,8 @@ fn op() -> impl Strategy<Value = Op> {
         4 => (0u16..400, any::<u32>()).prop_map(|(k, v)| Op::Insert(k, v)),
         3 => (0u16..400).prop_map(Op::Remove),
         1 => (0u16..400).prop_map(Op::Mutate),
+        2 => (0u16..400, any::<u32>()).prop_map(|(k, v)| Op::Set(k, v)),
+        1 => (0u16..400, any::<u32>()).prop_map(|(k, v)| Op::GetOrInsert(k, v)),
         1 => Just(Op::Snapshot),
     ]
 }
@@ -47,6 +53,15 @@ proptest! {
                     let ours = map.get_mut(&k).map(|v| { *v = v.wrapping_add(1); *v });
                     let theirs = model.get_mut(&k).map(|v| { *v = v.wrapping_add(1); *v });
                     prop_assert_eq!(ours, theirs);
+                }
+                Op::Set(k, v) => prop_assert_eq!(map.set(&k, v), model.insert(k, v)),
+                Op::GetOrInsert(k, v) => {
+                    let ours = map.get_or_insert_with(&k, || v);
+                    *ours = ours.wrapping_add(1);
+                    let ours = *ours;
+                    let theirs = model.entry(k).or_insert(v);
+                    *theirs = theirs.wrapping_add(1);
+                    prop_assert_eq!(ours, *theirs);
                 }
                 Op::Snapshot => snapshots.push((map.clone(), model.clone())),
             }
@@ -241,4 +256,50 @@ fn decoding_an_unsorted_map_keeps_the_last_value_of_a_repeated_key() {
     checked(&map);
     let expected: BTreeMap<u32, alloc::string::String> = [(1, "a".into()), (2, "c".into())].into();
     assert!(map.iter().eq(expected.iter()));
+}
+
+/// A key ordered by its number only, so that equal keys can differ in their tag.
+#[derive(Debug, Clone, Copy)]
+struct Tagged(u16, &'static str);
+
+impl PartialEq for Tagged {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for Tagged {}
+impl PartialOrd for Tagged {
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Tagged {
+    fn cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+#[test]
+fn set_keeps_a_present_key_and_insert_replaces_it() {
+    let mut map: PMap<Tagged, u32> = (0..100).map(|k| (Tagged(k, "first"), 0)).collect();
+    assert_eq!(map.set(&Tagged(7, "second"), 1), Some(0));
+    assert_eq!(
+        map.get_key_value(&Tagged(7, "")),
+        Some((&Tagged(7, "first"), &1))
+    );
+    assert_eq!(
+        map.get_key_value(&Tagged(7, "")).map(|(k, _)| k.1),
+        Some("first")
+    );
+    assert_eq!(map.set(&Tagged(500, "new"), 2), None);
+    assert_eq!(
+        map.get_key_value(&Tagged(500, "")).map(|(k, _)| k.1),
+        Some("new")
+    );
+    assert_eq!(map.insert(Tagged(7, "third"), 3), Some(1));
+    assert_eq!(
+        map.get_key_value(&Tagged(7, "")).map(|(k, _)| k.1),
+        Some("third")
+    );
+    checked(&map);
 }

@@ -314,7 +314,7 @@ impl StatusTopic {
             return Ok(());
         };
         let status = Arc::new(values::topic_status(bytes)?);
-        let row = t.topics.get_or_insert_with(connector.into(), TopicRow::new);
+        let row = t.topics.get_or_insert_with(connector, TopicRow::new);
         row.insert(topic.into(), status);
         events.emit(|| StatusEvent::TopicActive {
             connector: connector.into(),
