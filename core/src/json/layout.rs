@@ -78,3 +78,19 @@ impl<'a> Cursor<'a> {
         Some(if negative { -magnitude } else { magnitude })
     }
 }
+
+/// One of `written` (what Java writes) three times in four, else one of `varied`: a part of a
+/// generated value, for the tests that hold a layout reader to the general one.
+#[cfg(test)]
+pub(crate) fn part(
+    written: &'static [&'static str],
+    varied: &'static [&'static str],
+) -> proptest::strategy::BoxedStrategy<alloc::string::String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        3 => prop::sample::select(written),
+        1 => prop::sample::select(varied),
+    ]
+    .prop_map(alloc::string::String::from)
+    .boxed()
+}

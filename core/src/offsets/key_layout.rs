@@ -61,20 +61,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::read;
+    use crate::json::layout::part;
     use crate::offsets::partition_key::{view_in_full, KeyView};
-
-    /// One of `written` (what Java writes) three times in four, else one of `varied`.
-    fn part(
-        written: &'static [&'static str],
-        varied: &'static [&'static str],
-    ) -> BoxedStrategy<String> {
-        prop_oneof![
-            3 => prop::sample::select(written),
-            1 => prop::sample::select(varied),
-        ]
-        .prop_map(String::from)
-        .boxed()
-    }
 
     fn name() -> BoxedStrategy<String> {
         part(

@@ -52,20 +52,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::read;
+    use crate::json::layout::part;
     use crate::status::values;
-
-    /// One of `written` (what Java writes) three times in four, else one of `varied`.
-    fn part(
-        written: &'static [&'static str],
-        varied: &'static [&'static str],
-    ) -> BoxedStrategy<String> {
-        prop_oneof![
-            3 => prop::sample::select(written),
-            1 => prop::sample::select(varied),
-        ]
-        .prop_map(String::from)
-        .boxed()
-    }
 
     /// Variations of each part of Java's layout.
     fn state() -> BoxedStrategy<String> {
