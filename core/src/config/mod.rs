@@ -37,7 +37,6 @@ pub use skip::{ConfigSkip, ConfigSkipKind};
 pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
-use crate::json::PropertiesRead;
 use crate::machine::{Events, Topic, TopicLog};
 use crate::persistent::PMap;
 use crate::skips::SkipCounts;
@@ -94,12 +93,12 @@ impl Topic for ConfigTopic {
         let offset = record.offset;
         let body = match dispatched {
             Some(ConfigKey::Connector(c)) => {
-                let read = values::convert_properties(record.value, self.shapes.members_buffer())?;
+                let read = values::convert_properties(record.value, &mut self.shapes)?;
                 self.tables.offset = offset.saturating_add(1);
                 return self.on_connector(c, read, events);
             }
             Some(ConfigKey::Task { connector, task }) => {
-                let read = values::convert_properties(record.value, self.shapes.members_buffer())?;
+                let read = values::convert_properties(record.value, &mut self.shapes)?;
                 self.tables.offset = offset.saturating_add(1);
                 return self.on_task(connector, task, read, offset);
             }
@@ -157,10 +156,10 @@ impl ConfigTopic {
     fn on_connector(
         &mut self,
         c: &str,
-        read: PropertiesRead<'_>,
+        read: values::ConfigRead<'_>,
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
-        if read == PropertiesRead::Tombstone {
+        if read.is_tombstone() {
             self.remove_connector(c);
             events.emit(|| ConfigEvent::ConnectorConfigRemoved {
                 connector: c.into(),
@@ -183,10 +182,10 @@ impl ConfigTopic {
         &mut self,
         connector: Cow<'_, str>,
         task: i32,
-        read: PropertiesRead<'_>,
+        read: values::ConfigRead<'_>,
         offset: i64,
     ) -> Result<(), ConfigSkip> {
-        if read == PropertiesRead::Tombstone {
+        if read.is_tombstone() {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
         let props = values::properties(read, &mut self.shapes)?;

@@ -37,31 +37,55 @@ pub(crate) fn object<'v, 'a>(body: &'v Body<'a>) -> Result<&'v Members<'a>, Conf
         .ok_or_else(|| wrong("a JSON object"))
 }
 
+/// A connector or task config value, read as far as the config handlers look.
+pub(crate) enum ConfigRead<'a> {
+    /// A value in Java's layout, laid out as it was read.
+    LaidOut(Properties),
+    /// Any other value, as the general reader read it.
+    Read(PropertiesRead<'a>),
+}
+
+impl ConfigRead<'_> {
+    /// Whether the value is a tombstone.
+    pub(crate) fn is_tombstone(&self) -> bool {
+        matches!(self, Self::Read(PropertiesRead::Tombstone))
+    }
+}
+
 /// Runs the converter on a connector or task config value (spec §2.1), reading it in one pass
 /// as far as the config handlers look: [`convert`] followed by [`properties`] gives the same
-/// answers and errors.
-///
-/// The members are read into `buffer` (see [`Shapes::members_buffer`]).
+/// answers and errors. A value in the layout Java writes is laid out as it is read; any other
+/// is read by the general reader, into the members buffer of `shapes`.
 pub(crate) fn convert_properties<'a>(
     value: Option<&'a [u8]>,
-    buffer: Vec<json::FlatMember<'a>>,
-) -> Result<PropertiesRead<'a>, ConfigSkip> {
+    shapes: &mut Shapes,
+) -> Result<ConfigRead<'a>, ConfigSkip> {
     let Some(bytes) = value else {
-        return Ok(PropertiesRead::Tombstone);
+        return Ok(ConfigRead::Read(PropertiesRead::Tombstone));
     };
-    json::parse_properties(bytes, buffer).map_err(ConfigSkip::InvalidJson)
+    if let Some(laid_out) = shapes.read_java_layout(bytes) {
+        return Ok(ConfigRead::LaidOut(laid_out));
+    }
+    json::parse_properties(bytes, shapes.members_buffer())
+        .map(ConfigRead::Read)
+        .map_err(ConfigSkip::InvalidJson)
 }
 
 /// The `properties` map of a connector or task config record (not a tombstone), laid out
 /// from the value (with the names of a recent configuration where they are the same).
 pub(crate) fn properties(
-    read: PropertiesRead<'_>,
+    read: ConfigRead<'_>,
     shapes: &mut Shapes,
 ) -> Result<Properties, ConfigSkip> {
     match read {
-        PropertiesRead::Members(members) => Ok(shapes.lay_out(members)),
-        PropertiesRead::NoProperties => Err(wrong("an object member `properties`")),
-        PropertiesRead::Tombstone | PropertiesRead::NotAnObject => Err(wrong("a JSON object")),
+        ConfigRead::LaidOut(properties) => Ok(properties),
+        ConfigRead::Read(PropertiesRead::Members(members)) => Ok(shapes.lay_out(members)),
+        ConfigRead::Read(PropertiesRead::NoProperties) => {
+            Err(wrong("an object member `properties`"))
+        }
+        ConfigRead::Read(PropertiesRead::Tombstone | PropertiesRead::NotAnObject) => {
+            Err(wrong("a JSON object"))
+        }
     }
 }
 

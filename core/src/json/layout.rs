@@ -16,13 +16,31 @@ const MAX_DIGITS: usize = 18;
 /// A position in the bytes being matched.
 pub(crate) struct Cursor<'a> {
     bytes: &'a [u8],
+    /// `bytes` as text, when the caller checked all of it as UTF-8 at once (then strings are
+    /// sliced from it, not each checked again).
+    text: Option<&'a str>,
     at: usize,
 }
 
 impl<'a> Cursor<'a> {
-    /// A cursor at the start of `bytes`.
+    /// A cursor at the start of `bytes`, whose strings are each checked as UTF-8 when read: for
+    /// short values with few strings.
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, at: 0 }
+        Self {
+            bytes,
+            text: None,
+            at: 0,
+        }
+    }
+
+    /// A cursor at the start of `text`, checked as UTF-8 already: for long values with many
+    /// strings, where one vectorized check of the whole value beats one check per string.
+    pub(crate) fn of_text(text: &'a str) -> Self {
+        Self {
+            bytes: text.as_bytes(),
+            text: Some(text),
+            at: 0,
+        }
     }
 
     fn rest(&self) -> &'a [u8] {
@@ -46,7 +64,11 @@ impl<'a> Cursor<'a> {
         if self.bytes.get(end) != Some(&b'"') || end - self.at > MAX_STRING {
             return None;
         }
-        let text = core::str::from_utf8(self.bytes.get(self.at..end)?).ok()?;
+        // Both ends are at ASCII bytes (a quote), so a slice of valid text is a `str` too.
+        let text = match self.text {
+            Some(text) => text.get(self.at..end)?,
+            None => core::str::from_utf8(self.bytes.get(self.at..end)?).ok()?,
+        };
         self.at = end + 1;
         Some(text)
     }

@@ -1,6 +1,7 @@
 //! [`Properties`]: a connector or task configuration, stored compactly, its names shared with
 //! the configurations of the same names ([`Shapes`]).
 
+mod java_layout;
 mod layout;
 mod shapes;
 mod table;

@@ -32,41 +32,101 @@ struct Shape {
 
 impl Shape {
     /// Whether `members` list exactly these names in this order.
-    fn fits(&self, members: &[FlatMember<'_>]) -> bool {
+    fn fits(&self, members: &impl Members) -> bool {
         self.slots.len() == members.len()
-            && members
+            && self
+                .slots
                 .iter()
-                .zip(self.slots.iter())
-                .all(|(member, &slot)| self.names.name_bytes(slot) == member.name.as_bytes())
+                .enumerate()
+                .all(|(at, &slot)| self.names.name_bytes(slot) == members.name(at).as_bytes())
     }
 
     /// Sorts the names of `members` (by byte order; a repeated name keeps its last value).
-    fn of(members: &[FlatMember<'_>]) -> Self {
-        let keys: Vec<u128> = members.iter().map(|m| name_order(&m.name)).collect();
+    fn of(members: &impl Members) -> Self {
+        let keys: Vec<u128> = (0..members.len())
+            .map(|at| name_order(members.name(at)))
+            .collect();
         let mut order: Vec<usize> = (0..members.len()).collect();
         // Equal names stay in document order, so the last of a run is the one that counts; the
         // 16-byte key decides most comparisons.
         order.sort_by(|&a, &b| {
             keys[a]
                 .cmp(&keys[b])
-                .then_with(|| members[a].name.cmp(&members[b].name))
+                .then_with(|| members.name(a).cmp(members.name(b)))
                 .then(a.cmp(&b))
         });
         let mut sources: Vec<usize> = Vec::with_capacity(order.len());
         let mut slots = alloc::vec![0; members.len()];
         for position in order {
             match sources.last_mut() {
-                Some(last) if members[*last].name == members[position].name => *last = position,
+                Some(last) if members.name(*last) == members.name(position) => *last = position,
                 _ => sources.push(position),
             }
             slots[position] = sources.len() - 1;
         }
-        let names = Names::from_sorted(sources.iter().map(|&s| &*members[s].name));
+        let names = Names::from_sorted(sources.iter().map(|&s| members.name(s)));
         Self {
             names,
             slots: slots.into_boxed_slice(),
             sources: sources.into_boxed_slice(),
         }
+    }
+}
+
+/// The members of a `properties` object in document order, repeated names included, as a
+/// reader hands them to [`Shapes::lay_out`]: the general reader's [`FlatMember`]s, or the
+/// `(name, value)` strings of a value in Java's layout.
+pub(crate) trait Members {
+    /// How many members there are.
+    fn len(&self) -> usize;
+    /// The name of member `at`.
+    fn name(&self, at: usize) -> &str;
+    /// The value of member `at` when it is a string.
+    fn text(&self, at: usize) -> Option<&str>;
+    /// Takes the value of member `at`, which is not a string (called at most once for it).
+    fn take_other(&mut self, at: usize) -> JsonValue;
+}
+
+impl Members for Vec<FlatMember<'_>> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn name(&self, at: usize) -> &str {
+        &self[at].name
+    }
+
+    fn text(&self, at: usize) -> Option<&str> {
+        match &self[at].value {
+            FlatValue::String(s) => Some(s),
+            FlatValue::Other(_) => None,
+        }
+    }
+
+    fn take_other(&mut self, at: usize) -> JsonValue {
+        match &mut self[at].value {
+            FlatValue::Other(value) => core::mem::replace(value, JsonValue::Null),
+            FlatValue::String(_) => JsonValue::Null,
+        }
+    }
+}
+
+/// Members that are all strings (a value in Java's layout).
+impl Members for Vec<(&str, &str)> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn name(&self, at: usize) -> &str {
+        self[at].0
+    }
+
+    fn text(&self, at: usize) -> Option<&str> {
+        Some(self[at].1)
+    }
+
+    fn take_other(&mut self, _: usize) -> JsonValue {
+        JsonValue::Null
     }
 }
 
@@ -82,6 +142,8 @@ pub(crate) struct Shapes {
     scratch: Vec<u8>,
     /// The allocation of the last document's members, for the next document's.
     spare: Vec<FlatMember<'static>>,
+    /// The same for documents in Java's layout.
+    spare_pairs: Vec<(&'static str, &'static str)>,
 }
 
 impl PartialEq for Shapes {
@@ -105,13 +167,31 @@ impl Shapes {
         recycle(core::mem::take(&mut self.spare))
     }
 
-    /// Lays out the members of a `properties` object as read (borrowing from the record):
-    /// sorted by name, a repeated name keeping its last value. The names are those of a
-    /// recently laid out configuration when the document lists the same names in the same
-    /// order (then nothing is sorted, and the names' allocation is shared).
+    /// Lays out the members of a `properties` object as the general reader read them
+    /// (borrowing from the record), keeping their list's allocation for the next record.
     pub(crate) fn lay_out(&mut self, mut members: Vec<FlatMember<'_>>) -> Properties {
+        let laid_out = self.lay_out_members(&mut members);
+        self.spare = recycle(members);
+        laid_out
+    }
+
+    /// Reads a connector or task config value in the exact layout a Java worker writes (see
+    /// [`java_layout`](super::java_layout)) and lays it out, or `None` when the value has
+    /// another layout (then the general reader reads it).
+    pub(crate) fn read_java_layout(&mut self, bytes: &[u8]) -> Option<Properties> {
+        let mut members = recycle_pairs(core::mem::take(&mut self.spare_pairs));
+        let laid_out = super::java_layout::read(bytes, &mut members)
+            .map(|()| self.lay_out_members(&mut members));
+        self.spare_pairs = recycle_pairs(members);
+        laid_out
+    }
+
+    /// Lays out `members`: sorted by name, a repeated name keeping its last value. The names
+    /// are those of a recently laid out configuration when the document lists the same names
+    /// in the same order (then nothing is sorted, and the names' allocation is shared).
+    fn lay_out_members(&mut self, members: &mut impl Members) -> Properties {
         let unkept;
-        let shape = match self.recent.iter().position(|s| s.fits(&members)) {
+        let shape = match self.recent.iter().position(|s| s.fits(members)) {
             Some(at) => {
                 self.recent[..=at].rotate_right(1);
                 &self.recent[0]
@@ -120,11 +200,11 @@ impl Shapes {
                 if self.recent.len() == RECENT {
                     self.recent.pop();
                 }
-                self.recent.insert(0, Shape::of(&members));
+                self.recent.insert(0, Shape::of(members));
                 &self.recent[0]
             }
             None => {
-                unkept = Shape::of(&members);
+                unkept = Shape::of(members);
                 &unkept
             }
         };
@@ -138,15 +218,13 @@ impl Shapes {
         let (mut end, mut narrow) = (0usize, true);
         let mut others = Vec::new();
         for (index, &source) in shape.sources.iter().enumerate() {
-            match &mut members[source].value {
-                FlatValue::String(s) => {
+            match members.text(source) {
+                Some(s) => {
                     out.extend_from_slice(s.as_bytes());
                     end += s.len();
                 }
                 // Rare (numbers, booleans, nested values).
-                FlatValue::Other(value) => {
-                    others.push((index, core::mem::replace(value, JsonValue::Null)));
-                }
+                None => others.push((index, members.take_other(source))),
             }
             match u16::try_from(end) {
                 Ok(e) => out[1 + 2 * index..3 + 2 * index].copy_from_slice(&e.to_le_bytes()),
@@ -156,17 +234,14 @@ impl Shapes {
         if !narrow {
             let text = out.split_off(1 + 2 * count);
             out.clear();
-            let text_len = |source: &usize| match &members[*source].value {
-                FlatValue::String(s) => s.len(),
-                FlatValue::Other(_) => 0,
-            };
-            let lengths = shape.sources.iter().map(text_len);
+            let lengths = shape
+                .sources
+                .iter()
+                .map(|&source| members.text(source).map_or(0, str::len));
             Layout::write_numbers(out, Layout::width_for(end), None, lengths);
             out.extend_from_slice(&text);
         }
-        let laid_out = Properties::build(shape.names.clone(), out, others);
-        self.spare = recycle(members);
-        laid_out
+        Properties::build(shape.names.clone(), out, others)
     }
 }
 
@@ -176,6 +251,13 @@ impl Shapes {
 fn recycle<'b>(mut members: Vec<FlatMember<'_>>) -> Vec<FlatMember<'b>> {
     members.clear();
     // `filter_map` is what changes the element type; it never runs on an empty list.
+    #[allow(clippy::unnecessary_filter_map)]
+    members.into_iter().filter_map(|_| None).collect()
+}
+
+/// [`recycle`] for the members of a document in Java's layout.
+fn recycle_pairs<'b>(mut members: Vec<(&str, &str)>) -> Vec<(&'b str, &'b str)> {
+    members.clear();
     #[allow(clippy::unnecessary_filter_map)]
     members.into_iter().filter_map(|_| None).collect()
 }
