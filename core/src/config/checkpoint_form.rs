@@ -83,8 +83,8 @@ impl Serialize for ConfigTopic {
             .map(|(c, p)| (c.as_str(), configs.number(p)))
             .collect();
         let mut deferred = Vec::with_capacity(self.deferred.len());
-        for (c, tasks) in &self.deferred {
-            deferred.push((c.as_str(), numbered(&mut configs, tasks.iter())));
+        for (c, buffered) in &self.deferred {
+            deferred.push((c.as_str(), numbered(&mut configs, buffered.tasks.iter())));
         }
         WireRef {
             configs,
@@ -138,15 +138,20 @@ impl<'de> Deserialize<'de> for ConfigTopic {
         for (c, refs) in wire.task_configs {
             task_configs.push((c, tasks(refs)?.into_iter().collect::<PMap<_, _>>()));
         }
+        let connector_configs = by_connector(wire.connector_configs)?;
         let mut deferred = BTreeMap::new();
         for (c, refs) in wire.deferred {
-            deferred.insert(c, tasks(refs)?.into_iter().collect::<Deferred>());
+            let buffered = Deferred {
+                tasks: tasks(refs)?.into_iter().collect(),
+                has_config: connector_configs.contains_key(&c),
+            };
+            deferred.insert(c, buffered);
         }
         Ok(Self {
             tables: Tables {
                 offset: wire.offset,
                 session_key: wire.session_key,
-                connector_configs: by_connector(wire.connector_configs)?,
+                connector_configs,
                 connector_task_counts: wire.connector_task_counts,
                 task_configs: task_configs.into_iter().collect(),
                 target_states: wire.target_states,

@@ -52,7 +52,15 @@ pub type ConfigOutcome = RecordOutcome<ConfigSkip>;
 
 /// Task configs read since the connector's previous commit (Java's `deferredTaskUpdates[c]`).
 /// A connector with no entry and one with an empty entry behave differently (spec §3.4).
-type Deferred = BTreeMap<i32, Properties>;
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Deferred {
+    tasks: BTreeMap<i32, Properties>,
+    /// Whether the connector has a config (`connector_configs` holds it): what the orphan
+    /// diagnostics ask of every task record, kept here so that a task record needn't look the
+    /// connector up among all of them (`on_connector` sets it, `remove_connector` drops the
+    /// entry with the config).
+    has_config: bool,
+}
 
 /// The config topic's own state, which [`ConfigLog`] drives: the tables, the deferred buffer
 /// and the diagnostic records. Checkpoints hold it (with the engine's positions and skip
@@ -169,6 +177,9 @@ impl ConfigTopic {
         let props = values::properties(read, &mut self.shapes)?;
         let t = &mut self.tables;
         t.connector_configs.set(c, props);
+        if let Some(buffered) = self.deferred.get_mut(c) {
+            buffered.has_config = true;
+        }
         if !t.target_states.contains_key(c) {
             t.target_states.insert(c.into(), TargetState::Started);
         }
@@ -189,17 +200,26 @@ impl ConfigTopic {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
         let props = values::properties(read, &mut self.shapes)?;
-        if !self.tables.connector_configs.contains_key(&*connector) {
+        let buffered = match self.deferred.get_mut(&*connector) {
+            Some(buffered) => buffered,
+            None => {
+                let has_config = self.tables.connector_configs.contains_key(&*connector);
+                self.deferred
+                    .entry(String::from(&*connector))
+                    .or_insert(Deferred {
+                        tasks: BTreeMap::new(),
+                        has_config,
+                    })
+            }
+        };
+        debug_assert_eq!(
+            buffered.has_config,
+            self.tables.connector_configs.contains_key(&*connector)
+        );
+        if !buffered.has_config {
             diagnostics::note_orphan(&mut self.orphans, &connector, offset, false);
         }
-        match self.deferred.get_mut(&*connector) {
-            Some(buffered) => buffered.insert(task, props),
-            None => self
-                .deferred
-                .entry(connector.into_owned())
-                .or_default()
-                .insert(task, props),
-        };
+        buffered.tasks.insert(task, props);
         Ok(())
     }
 
@@ -221,13 +241,16 @@ impl ConfigTopic {
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
         let mut deferred = self.deferred.get_mut(c);
-        let consistent = is_complete(deferred.as_deref(), count);
+        let consistent = is_complete(deferred.as_deref().map(|d| &d.tasks), count);
         let mut applied_ids = Vec::new();
         let t = &mut self.tables;
         if consistent {
             // Step 7: apply everything buffered, indices beyond the count included. The
             // configurations move out of the buffer, which step 8 would clear anyway.
-            if let Some(entries) = deferred.as_deref_mut().map(core::mem::take) {
+            if let Some(entries) = deferred
+                .as_deref_mut()
+                .map(|d| core::mem::take(&mut d.tasks))
+            {
                 if !entries.is_empty() {
                     let applied = t.task_configs.get_or_insert_with(c, PMap::new);
                     for (task, props) in entries {
@@ -252,7 +275,8 @@ impl ConfigTopic {
             if !t.inconsistent.contains(c) {
                 t.inconsistent.insert(c.into());
             }
-            let (missing_tasks, missing_count) = missing(deferred.as_deref(), count);
+            let (missing_tasks, missing_count) =
+                missing(deferred.as_deref().map(|d| &d.tasks), count);
             self.inconsistencies.insert(
                 c.into(),
                 Inconsistency {
@@ -265,7 +289,7 @@ impl ConfigTopic {
         }
         // Step 8: the buffer is cleared, but its entry stays.
         if let Some(entries) = deferred {
-            entries.clear();
+            entries.tasks.clear();
         }
         // Steps 9 and 10: the count is stored even when inconsistent, and fencing is pending.
         let t = &mut self.tables;
@@ -364,7 +388,7 @@ impl ConfigTopic {
 
 /// Java's `completeTaskIdSet`: at least `count` ids buffered and every id in `0..count` among
 /// them. Extra ids are fine; a count of 0 or less is always complete.
-fn is_complete(buffered: Option<&Deferred>, count: i32) -> bool {
+fn is_complete(buffered: Option<&BTreeMap<i32, Properties>>, count: i32) -> bool {
     if count <= 0 {
         return true;
     }
@@ -376,7 +400,7 @@ fn is_complete(buffered: Option<&Deferred>, count: i32) -> bool {
 }
 
 /// The ids in `0..count` that are not buffered: the first [`MAX_LISTED_MISSING`] and the total.
-fn missing(buffered: Option<&Deferred>, count: i32) -> (Vec<i32>, u64) {
+fn missing(buffered: Option<&BTreeMap<i32, Properties>>, count: i32) -> (Vec<i32>, u64) {
     let present = buffered.map_or(0, |ids| ids.range(0..count.max(0)).count());
     let total = u64::try_from(count.max(0)).unwrap_or(0) - present as u64;
     let listed = (0..count.max(0))
