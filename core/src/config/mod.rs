@@ -232,11 +232,12 @@ impl ConfigTopic {
         events: &mut Events<'_, ConfigEvent>,
     ) -> Result<(), ConfigSkip> {
         // Step 1: the deleted-connector guard runs before the value is looked at.
-        if !self.tables.connector_configs.contains_key(c) {
+        // (The config, which step 7 applies, is looked up once here.)
+        let Some(config) = self.tables.connector_configs.get(c).cloned() else {
             self.remove_connector(c);
             diagnostics::note_orphan(&mut self.orphans, c, offset, true);
             return Err(ConfigSkip::CommitForMissingConnector);
-        }
+        };
         // Steps 2 and 4: a non-map value or a non-integer count leaves everything untouched.
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
@@ -266,9 +267,7 @@ impl ConfigTopic {
                 }
             }
             t.inconsistent.remove(c);
-            if let Some(config) = t.connector_configs.get(c).cloned() {
-                t.applied_connector_configs.set(c, config);
-            }
+            t.applied_connector_configs.set(c, config);
             self.inconsistencies.remove(c);
         } else {
             // Step 6: flag it and apply nothing.
