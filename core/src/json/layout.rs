@@ -13,7 +13,8 @@ const MAX_STRING: usize = 4096;
 /// The most digits of an integer a cursor reads: any such number fits an `i64` as it is.
 const MAX_DIGITS: usize = 18;
 
-/// A position in the bytes being matched.
+/// A position in the bytes being matched (a copy is a bookmark to match from again).
+#[derive(Clone, Copy)]
 pub(crate) struct Cursor<'a> {
     bytes: &'a [u8],
     /// `bytes` as text, when the caller checked all of it as UTF-8 at once (then strings are

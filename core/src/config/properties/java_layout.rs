@@ -15,14 +15,24 @@ use alloc::vec::Vec;
 
 use crate::json::layout::Cursor;
 
-/// Fills `members` (emptied first) with the `(name, value)` pairs of the `properties` map of
-/// `bytes`, in document order, repeated names included, if `bytes` are in Java's layout; `None`
-/// (with `members` in any state) to read them in full.
-pub(super) fn read<'a>(bytes: &'a [u8], members: &mut Vec<(&'a str, &'a str)>) -> Option<()> {
-    members.clear();
-    // Config values run to a kilobyte: one vectorized check beats one check per string.
+/// A cursor past the opening Java writes (`{"properties":{`), the whole value checked as UTF-8
+/// once (config values run to a kilobyte: one vectorized check beats one check per string);
+/// `None` for any other opening.
+pub(super) fn open(bytes: &[u8]) -> Option<Cursor<'_>> {
     let mut text = Cursor::of_text(simdutf8::basic::from_utf8(bytes).ok()?);
-    text.literal(b"{\"properties\":{\"")?;
+    text.literal(b"{\"properties\":{")?;
+    Some(text)
+}
+
+/// Reads the members after [`open`]: fills `members` (emptied first) with their `(name, value)`
+/// pairs in document order, repeated names included; `None` (with `members` in any state) when
+/// they are not in Java's layout.
+pub(super) fn members<'a>(
+    mut text: Cursor<'a>,
+    members: &mut Vec<(&'a str, &'a str)>,
+) -> Option<()> {
+    members.clear();
+    text.literal(b"\"")?;
     loop {
         let name = text.string()?;
         text.literal(b":\"")?;
@@ -31,7 +41,44 @@ pub(super) fn read<'a>(bytes: &'a [u8], members: &mut Vec<(&'a str, &'a str)>) -
             break;
         }
     }
-    // The general reader stops at the document's end too: what follows is never read.
+    close(text)
+}
+
+/// Reads the members after [`open`] when they are those that `prefixes` (see [`prefix`])
+/// introduce, in that order, every one with a string value: fills `values` (emptied first) with
+/// the values in document order; `None` (with `values` in any state) otherwise.
+pub(super) fn values<'a, 'p>(
+    mut text: Cursor<'a>,
+    prefixes: impl Iterator<Item = &'p [u8]>,
+    values: &mut Vec<&'a str>,
+) -> Option<()> {
+    values.clear();
+    for prefix in prefixes {
+        text.literal(prefix)?;
+        values.push(text.string()?);
+    }
+    close(text)
+}
+
+/// Appends to `out` the text Java writes before the value of member `at` named `name`:
+/// `"name":"`, after a comma for every member but the first. `None` (with `out` in any state)
+/// when the name has a character Java escapes: then a document's text is not the name's bytes.
+pub(super) fn prefix(out: &mut Vec<u8>, at: usize, name: &str) -> Option<()> {
+    if name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        return None;
+    }
+    if at > 0 {
+        out.push(b',');
+    }
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":\"");
+    Some(())
+}
+
+/// The end of the map and of the document. The general reader stops at the document's end
+/// too: what follows is never read.
+fn close(mut text: Cursor<'_>) -> Option<()> {
     text.literal(b"}}")
 }
 
@@ -163,6 +210,28 @@ mod tests {
         assert!(fast.shares_names_with(&again));
     }
 
+    #[test]
+    fn a_known_name_with_an_escape_is_not_matched_as_its_bytes() {
+        let mut shapes = Shapes::default();
+        // Learned from the general reader: the name is `a"b`.
+        let escaped = br#"{"properties": {"a\"b":"x"}}"#;
+        assert!(shapes.read_java_layout(escaped).is_none());
+        let learned = general(escaped).expect("valid");
+        assert_eq!(learned.get_str("a\"b"), Some("x"));
+        assert_eq!(shapes.lay_out(members_of(escaped)), learned);
+        // Its bytes unescaped are not JSON, and not a document of that shape.
+        let raw = br#"{"properties":{"a"b":"x"}}"#;
+        assert!(shapes.read_java_layout(raw).is_none());
+        assert!(general(raw).is_none());
+    }
+
+    fn members_of(bytes: &[u8]) -> Vec<crate::json::FlatMember<'_>> {
+        match parse_properties(bytes, Vec::new()) {
+            Ok(PropertiesRead::Members(members)) => members,
+            other => panic!("not a configuration: {other:?}"),
+        }
+    }
+
     proptest! {
         /// Whatever the fast path accepts, the general reader reads to the same configuration.
         #[test]
@@ -173,16 +242,53 @@ mod tests {
         }
 
         /// What Java writes (plain strings, repeated names included) is always accepted, and
-        /// reads the same both ways.
+        /// reads the same both ways, the names read one by one the first time and as a known
+        /// shape the second.
         #[test]
         fn java_layout_is_accepted(
-            members in prop::collection::vec(("[a-z.]{0,12}", r"[ -!#-\[\]-~é✓]{0,40}"), 1..30)
+            members in prop::collection::vec(("[a-z.]{0,12}", r"[ -!#-\[\]-~é✓]{0,40}"), 1..30),
+            others in prop::collection::vec(r"[ -!#-\[\]-~é✓]{0,40}", 30),
         ) {
-            let body: Vec<String> = members.iter().map(|(n, v)| format!("\"{n}\":\"{v}\"")).collect();
-            let text = format!("{{\"properties\":{{{}}}}}", body.join(","));
-            let fast = Shapes::default().read_java_layout(text.as_bytes());
-            prop_assert!(fast.is_some(), "declined Java's layout: {}", text);
-            prop_assert_eq!(fast, general(text.as_bytes()), "{}", text);
+            let mut shapes = Shapes::default();
+            let first = java_text(members.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+            let second = java_text(members.iter().zip(&others).map(|((n, _), v)| (n.as_str(), v.as_str())));
+            for text in [first, second] {
+                let fast = shapes.read_java_layout(text.as_bytes());
+                prop_assert!(fast.is_some(), "declined Java's layout: {}", text);
+                prop_assert_eq!(fast, general(text.as_bytes()), "{}", text);
+            }
         }
+
+        /// A document of a known shape changed at one place reads as the general reader reads
+        /// it, or is declined.
+        #[test]
+        fn a_known_shape_changed_reads_the_same_or_is_declined(
+            members in prop::collection::vec(("[a-z.]{0,6}", "[a-z ]{0,6}"), 1..8),
+            at in any::<prop::sample::Index>(),
+            edit in prop::sample::select(&["", " ", "\\", "\"", ",", ":", "}", "{", "1", "\\u0041", "\n", "é"][..]),
+            delete in 0usize..3,
+        ) {
+            let mut shapes = Shapes::default();
+            let text = java_text(members.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+            prop_assert!(shapes.read_java_layout(text.as_bytes()).is_some());
+            let mut changed = text.clone();
+            let mut place = at.index(changed.len() + 1);
+            while !changed.is_char_boundary(place) {
+                place -= 1;
+            }
+            let cut = (place + delete).min(changed.len());
+            if changed.is_char_boundary(cut) {
+                changed.replace_range(place..cut, edit);
+            }
+            if let Some(fast) = shapes.read_java_layout(changed.as_bytes()) {
+                prop_assert_eq!(Some(fast), general(changed.as_bytes()), "{}", changed);
+            }
+        }
+    }
+
+    /// A value as Java writes it, of plain `(name, value)` strings.
+    fn java_text<'a>(members: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+        let body: Vec<String> = members.map(|(n, v)| format!("\"{n}\":\"{v}\"")).collect();
+        format!("{{\"properties\":{{{}}}}}", body.join(","))
     }
 }

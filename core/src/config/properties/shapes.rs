@@ -6,8 +6,10 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
+use super::java_layout;
 use super::layout::{Layout, Names};
 use super::Properties;
+use crate::json::layout::Cursor;
 use crate::json::{name_order, FlatMember, FlatValue, JsonValue};
 
 /// How many shapes are kept (most recent first). A topic interleaves few kinds of
@@ -28,6 +30,17 @@ struct Shape {
     slots: Box<[usize]>,
     /// For each name, the document position of its value: the last member of that name.
     sources: Box<[usize]>,
+    /// The text Java writes before each value; `None` when a name has a character Java
+    /// escapes.
+    prefixes: Option<Prefixes>,
+}
+
+/// The text Java writes before each value of a document (see [`java_layout::prefix`]), end to
+/// end, and where each ends.
+#[derive(Clone)]
+struct Prefixes {
+    text: Box<[u8]>,
+    ends: Box<[usize]>,
 }
 
 impl Shape {
@@ -65,37 +78,57 @@ impl Shape {
             slots[position] = sources.len() - 1;
         }
         let names = Names::from_sorted(sources.iter().map(|&s| members.name(s)));
+        let (mut text, mut ends) = (Vec::new(), Vec::with_capacity(members.len()));
+        let prefixes = (0..members.len())
+            .try_for_each(|at| {
+                java_layout::prefix(&mut text, at, members.name(at))?;
+                ends.push(text.len());
+                Some(())
+            })
+            .map(|()| Prefixes {
+                text: text.into_boxed_slice(),
+                ends: ends.into_boxed_slice(),
+            });
         Self {
             names,
             slots: slots.into_boxed_slice(),
             sources: sources.into_boxed_slice(),
+            prefixes,
         }
+    }
+
+    /// Reads the values of a document in Java's layout from `text` (past its opening) if it
+    /// lists exactly these names in this order: `values` gets them in document order.
+    fn read_values<'a>(&self, text: Cursor<'a>, values: &mut Vec<&'a str>) -> Option<()> {
+        let Prefixes { text: all, ends } = self.prefixes.as_ref()?;
+        let starts = core::iter::once(0).chain(ends.iter().copied());
+        let pieces = starts
+            .zip(ends.iter())
+            .map(|(start, &end)| &all[start..end]);
+        java_layout::values(text, pieces, values)
     }
 }
 
-/// The members of a `properties` object in document order, repeated names included, as a
-/// reader hands them to [`Shapes::lay_out`]: the general reader's [`FlatMember`]s, or the
-/// `(name, value)` strings of a value in Java's layout.
-pub(crate) trait Members {
-    /// How many members there are.
-    fn len(&self) -> usize;
-    /// The name of member `at`.
-    fn name(&self, at: usize) -> &str;
+/// The values of a `properties` object's members in document order, as [`Shapes`] lays them
+/// out once it knows their names.
+pub(crate) trait Values {
     /// The value of member `at` when it is a string.
     fn text(&self, at: usize) -> Option<&str>;
     /// Takes the value of member `at`, which is not a string (called at most once for it).
     fn take_other(&mut self, at: usize) -> JsonValue;
 }
 
-impl Members for Vec<FlatMember<'_>> {
-    fn len(&self) -> usize {
-        self.as_slice().len()
-    }
+/// The members of a `properties` object in document order, repeated names included, as a
+/// reader hands them to [`Shapes::lay_out`]: the general reader's [`FlatMember`]s, or the
+/// `(name, value)` strings of a value in Java's layout.
+pub(crate) trait Members: Values {
+    /// How many members there are.
+    fn len(&self) -> usize;
+    /// The name of member `at`.
+    fn name(&self, at: usize) -> &str;
+}
 
-    fn name(&self, at: usize) -> &str {
-        &self[at].name
-    }
-
+impl Values for Vec<FlatMember<'_>> {
     fn text(&self, at: usize) -> Option<&str> {
         match &self[at].value {
             FlatValue::String(s) => Some(s),
@@ -111,7 +144,38 @@ impl Members for Vec<FlatMember<'_>> {
     }
 }
 
-/// Members that are all strings (a value in Java's layout).
+impl Members for Vec<FlatMember<'_>> {
+    fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    fn name(&self, at: usize) -> &str {
+        &self[at].name
+    }
+}
+
+/// Values that are all strings (a document in Java's layout).
+impl Values for Vec<&str> {
+    fn text(&self, at: usize) -> Option<&str> {
+        Some(self[at])
+    }
+
+    fn take_other(&mut self, _: usize) -> JsonValue {
+        JsonValue::Null
+    }
+}
+
+/// Values that are all strings, with their names.
+impl Values for Vec<(&str, &str)> {
+    fn text(&self, at: usize) -> Option<&str> {
+        Some(self[at].1)
+    }
+
+    fn take_other(&mut self, _: usize) -> JsonValue {
+        JsonValue::Null
+    }
+}
+
 impl Members for Vec<(&str, &str)> {
     fn len(&self) -> usize {
         self.as_slice().len()
@@ -119,14 +183,6 @@ impl Members for Vec<(&str, &str)> {
 
     fn name(&self, at: usize) -> &str {
         self[at].0
-    }
-
-    fn text(&self, at: usize) -> Option<&str> {
-        Some(self[at].1)
-    }
-
-    fn take_other(&mut self, _: usize) -> JsonValue {
-        JsonValue::Null
     }
 }
 
@@ -142,8 +198,9 @@ pub(crate) struct Shapes {
     scratch: Vec<u8>,
     /// The allocation of the last document's members, for the next document's.
     spare: Vec<FlatMember<'static>>,
-    /// The same for documents in Java's layout.
+    /// The same for documents in Java's layout: read name by name, and read by a known shape.
     spare_pairs: Vec<(&'static str, &'static str)>,
+    spare_values: Vec<&'static str>,
 }
 
 impl PartialEq for Shapes {
@@ -176,13 +233,31 @@ impl Shapes {
     }
 
     /// Reads a connector or task config value in the exact layout a Java worker writes (see
-    /// [`java_layout`](super::java_layout)) and lays it out, or `None` when the value has
-    /// another layout (then the general reader reads it).
+    /// [`java_layout`]) and lays it out, or `None` when the value has another layout (then the
+    /// general reader reads it). A document that lists the names of a recent configuration in
+    /// the same order (the task configs of a connector, connectors of a kind) is read by
+    /// matching the text between its values, names included; any other is read name by name.
     pub(crate) fn read_java_layout(&mut self, bytes: &[u8]) -> Option<Properties> {
-        let mut members = recycle_pairs(core::mem::take(&mut self.spare_pairs));
-        let laid_out = super::java_layout::read(bytes, &mut members)
-            .map(|()| self.lay_out_members(&mut members));
-        self.spare_pairs = recycle_pairs(members);
+        let text = java_layout::open(bytes)?;
+        let mut values = recycle_values(core::mem::take(&mut self.spare_values));
+        let known = self
+            .recent
+            .iter()
+            .position(|shape| shape.read_values(text, &mut values).is_some());
+        let laid_out = match known {
+            Some(at) => {
+                self.recent[..=at].rotate_right(1);
+                Some(write(&mut self.scratch, &self.recent[0], &mut values))
+            }
+            None => {
+                let mut members = recycle_pairs(core::mem::take(&mut self.spare_pairs));
+                let laid_out = java_layout::members(text, &mut members)
+                    .map(|()| self.lay_out_members(&mut members));
+                self.spare_pairs = recycle_pairs(members);
+                laid_out
+            }
+        };
+        self.spare_values = recycle_values(values);
         laid_out
     }
 
@@ -208,41 +283,46 @@ impl Shapes {
                 &unkept
             }
         };
-        // One pass: two-byte end positions written as the texts go (a layout's narrowest
-        // width); a configuration whose text outgrows them (rare) has its numbers written again.
-        let count = shape.sources.len();
-        let out = &mut self.scratch;
-        out.clear();
-        out.push(2);
-        out.resize(1 + 2 * count, 0);
-        let (mut end, mut narrow) = (0usize, true);
-        let mut others = Vec::new();
-        for (index, &source) in shape.sources.iter().enumerate() {
-            match members.text(source) {
-                Some(s) => {
-                    out.extend_from_slice(s.as_bytes());
-                    end += s.len();
-                }
-                // Rare (numbers, booleans, nested values).
-                None => others.push((index, members.take_other(source))),
-            }
-            match u16::try_from(end) {
-                Ok(e) => out[1 + 2 * index..3 + 2 * index].copy_from_slice(&e.to_le_bytes()),
-                Err(_) => narrow = false,
-            }
-        }
-        if !narrow {
-            let text = out.split_off(1 + 2 * count);
-            out.clear();
-            let lengths = shape
-                .sources
-                .iter()
-                .map(|&source| members.text(source).map_or(0, str::len));
-            Layout::write_numbers(out, Layout::width_for(end), None, lengths);
-            out.extend_from_slice(&text);
-        }
-        Properties::build(shape.names.clone(), out, others)
+        write(&mut self.scratch, shape, members)
     }
+}
+
+/// Lays out `values` (in document order) by `shape`'s names in `out`, then copies the
+/// layout into the configuration's allocation.
+fn write(out: &mut Vec<u8>, shape: &Shape, values: &mut impl Values) -> Properties {
+    // One pass: two-byte end positions written as the texts go (a layout's narrowest
+    // width); a configuration whose text outgrows them (rare) has its numbers written again.
+    let count = shape.sources.len();
+    out.clear();
+    out.push(2);
+    out.resize(1 + 2 * count, 0);
+    let (mut end, mut narrow) = (0usize, true);
+    let mut others = Vec::new();
+    for (index, &source) in shape.sources.iter().enumerate() {
+        match values.text(source) {
+            Some(s) => {
+                out.extend_from_slice(s.as_bytes());
+                end += s.len();
+            }
+            // Rare (numbers, booleans, nested values).
+            None => others.push((index, values.take_other(source))),
+        }
+        match u16::try_from(end) {
+            Ok(e) => out[1 + 2 * index..3 + 2 * index].copy_from_slice(&e.to_le_bytes()),
+            Err(_) => narrow = false,
+        }
+    }
+    if !narrow {
+        let text = out.split_off(1 + 2 * count);
+        out.clear();
+        let lengths = shape
+            .sources
+            .iter()
+            .map(|&source| values.text(source).map_or(0, str::len));
+        Layout::write_numbers(out, Layout::width_for(end), None, lengths);
+        out.extend_from_slice(&text);
+    }
+    Properties::build(shape.names.clone(), out, others)
 }
 
 /// The same allocation, emptied, for members of another lifetime: `FlatMember<'a>` has one
@@ -260,4 +340,11 @@ fn recycle_pairs<'b>(mut members: Vec<(&str, &str)>) -> Vec<(&'b str, &'b str)> 
     members.clear();
     #[allow(clippy::unnecessary_filter_map)]
     members.into_iter().filter_map(|_| None).collect()
+}
+
+/// [`recycle`] for the values of a document of a known shape.
+fn recycle_values<'b>(mut values: Vec<&str>) -> Vec<&'b str> {
+    values.clear();
+    #[allow(clippy::unnecessary_filter_map)]
+    values.into_iter().filter_map(|_| None).collect()
 }
