@@ -248,12 +248,18 @@ impl StatusTopic {
         let t = &mut self.tables;
         // One search of the connectors' rows (the replay's most frequent record).
         match t.tasks.get_mut(c) {
-            Some(row) => {
-                if is_stale_unassigned(row.get(&task).map(|s| &**s), &status) {
-                    return Err(StatusSkip::StaleUnassigned);
+            // One search of the row: a task's status is replaced in place.
+            Some(row) => match row.get_mut(&task) {
+                Some(cell) => {
+                    if is_stale_unassigned(Some(cell), &status) {
+                        return Err(StatusSkip::StaleUnassigned);
+                    }
+                    *cell = status;
                 }
-                row.insert(task, status);
-            }
+                None => {
+                    row.insert(task, status);
+                }
+            },
             None => {
                 let mut row = TaskRow::new();
                 row.insert(task, status);
