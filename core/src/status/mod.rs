@@ -201,7 +201,7 @@ impl StatusTopic {
         let status = Arc::new(values::status(bytes)?);
         let for_event = shared_for_event(&status, events);
         // No staleness check for connectors: the last record read wins (spec §3.2).
-        self.tables.connectors.insert(c.into(), status);
+        self.tables.connectors.set(c, status);
         if let Some(status) = for_event {
             events.emit(|| StatusEvent::ConnectorStatusChanged {
                 connector: c.into(),
@@ -321,7 +321,7 @@ impl StatusTopic {
         };
         let status = Arc::new(values::topic_status(bytes)?);
         let row = t.topics.get_or_insert_with(connector, TopicRow::new);
-        row.insert(topic.into(), status);
+        row.set(topic, status);
         events.emit(|| StatusEvent::TopicActive {
             connector: connector.into(),
             topic: topic.into(),
