@@ -1,6 +1,7 @@
 //! [`Shapes`]: the names of recently read configurations, in the order their documents list
 //! them, so that a configuration with the same names in the same order is laid out without
-//! sorting and shares the names' allocation.
+//! sorting and shares the names' allocation, and a document in Java's layout with those names
+//! is read by matching the text Java writes between its values.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
