@@ -195,6 +195,13 @@ impl Members for Vec<(&str, &str)> {
 pub(crate) struct Shapes {
     /// Most recent first.
     recent: Vec<Shape>,
+    /// Behind a pointer: the machines that embed the config machine stay small.
+    buffers: Box<Buffers>,
+}
+
+/// The allocations [`Shapes`] reuses from one document to the next.
+#[derive(Clone, Default)]
+struct Buffers {
     /// The values' layout being written, copied into the configuration's allocation after.
     scratch: Vec<u8>,
     /// The allocation of the last document's members, for the next document's.
@@ -222,14 +229,14 @@ impl Shapes {
     /// An empty list for the members of the next document to read, in the allocation the
     /// last one used (allocating and freeing one per record cost a tenth of a replay).
     pub(crate) fn members_buffer<'a>(&mut self) -> Vec<FlatMember<'a>> {
-        recycle(core::mem::take(&mut self.spare))
+        recycle(core::mem::take(&mut self.buffers.spare))
     }
 
     /// Lays out the members of a `properties` object as the general reader read them
     /// (borrowing from the record), keeping their list's allocation for the next record.
     pub(crate) fn lay_out(&mut self, mut members: Vec<FlatMember<'_>>) -> Properties {
         let laid_out = self.lay_out_members(&mut members);
-        self.spare = recycle(members);
+        self.buffers.spare = recycle(members);
         laid_out
     }
 
@@ -240,7 +247,7 @@ impl Shapes {
     /// matching the text between its values, names included; any other is read name by name.
     pub(crate) fn read_java_layout(&mut self, bytes: &[u8]) -> Option<Properties> {
         let text = java_layout::open(bytes)?;
-        let mut values = recycle_values(core::mem::take(&mut self.spare_values));
+        let mut values = recycle_values(core::mem::take(&mut self.buffers.spare_values));
         let known = self
             .recent
             .iter()
@@ -248,17 +255,21 @@ impl Shapes {
         let laid_out = match known {
             Some(at) => {
                 self.recent[..=at].rotate_right(1);
-                Some(write(&mut self.scratch, &self.recent[0], &mut values))
+                Some(write(
+                    &mut self.buffers.scratch,
+                    &self.recent[0],
+                    &mut values,
+                ))
             }
             None => {
-                let mut members = recycle_pairs(core::mem::take(&mut self.spare_pairs));
+                let mut members = recycle_pairs(core::mem::take(&mut self.buffers.spare_pairs));
                 let laid_out = java_layout::members(text, &mut members)
                     .map(|()| self.lay_out_members(&mut members));
-                self.spare_pairs = recycle_pairs(members);
+                self.buffers.spare_pairs = recycle_pairs(members);
                 laid_out
             }
         };
-        self.spare_values = recycle_values(values);
+        self.buffers.spare_values = recycle_values(values);
         laid_out
     }
 
@@ -284,7 +295,7 @@ impl Shapes {
                 &unkept
             }
         };
-        write(&mut self.scratch, shape, members)
+        write(&mut self.buffers.scratch, shape, members)
     }
 }
 
