@@ -72,6 +72,7 @@ pub(crate) mod java;
 pub mod json;
 mod kind;
 pub mod machine;
+pub mod name;
 pub mod offsets;
 pub mod persistent;
 pub mod plan;

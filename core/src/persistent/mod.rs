@@ -53,6 +53,21 @@ impl<Q: Ord + ?Sized, K: Borrow<Q> + ?Sized> Comparable<K> for Q {
     }
 }
 
+/// How a lookup key becomes a stored key, when [`set`](PMap::set) or
+/// [`get_or_insert_with`](PMap::get_or_insert_with) insert it: `to_owned` for every `Q` that
+/// has an owned form (`&str` for `String` keys), or a type's own conversion (a
+/// [`NameKey`](crate::name::NameKey) for [`Name`](crate::name::Name) keys).
+pub trait ToKey<K> {
+    /// The stored key equal to `self`.
+    fn to_key(&self) -> K;
+}
+
+impl<Q: ToOwned + ?Sized> ToKey<Q::Owned> for Q {
+    fn to_key(&self) -> Q::Owned {
+        self.to_owned()
+    }
+}
+
 /// The most entries a node holds (as in `std`'s `BTreeMap`). Larger nodes make the offsets
 /// replay faster (fewer levels, each a cache miss or two) and a write after a snapshot dearer
 /// (it copies, and counts a reference to, every entry of the nodes on its path): measured with
@@ -231,12 +246,12 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// when the key is present, and an owned key is made only when it is absent.
     pub fn get_or_insert_with<Q>(&mut self, key: &Q, make: impl FnOnce() -> V) -> &mut V
     where
-        Q: Comparable<K> + ToOwned<Owned = K> + ?Sized,
+        Q: Comparable<K> + ToKey<K> + ?Sized,
     {
         let path = match self.path_to(key) {
             Some(path) => path,
             None => {
-                self.insert(key.to_owned(), make());
+                self.insert(key.to_key(), make());
                 match self.path_to(key) {
                     Some(path) => path,
                     // The key was just inserted; a map that lost it would be a broken tree.
@@ -255,11 +270,11 @@ impl<K: Ord + Clone, V: Clone> PMap<K, V> {
     /// keys are mostly present (a connector's entries, set again on every commit).
     pub fn set<Q>(&mut self, key: &Q, value: V) -> Option<V>
     where
-        Q: Comparable<K> + ToOwned<Owned = K> + ?Sized,
+        Q: Comparable<K> + ToKey<K> + ?Sized,
     {
         match self.get_mut(key) {
             Some(stored) => Some(core::mem::replace(stored, value)),
-            None => self.insert(key.to_owned(), value),
+            None => self.insert(key.to_key(), value),
         }
     }
 

@@ -78,14 +78,18 @@ impl Chronicle for StatusTopic {
         let t = &self.tables;
         let (connector, kind) = match before {
             StatusBefore::Connector(c, from) => {
-                let to = t.connectors.get(&c).cloned();
+                let to = t.connectors.get(c.as_str()).cloned();
                 if from == to {
                     return;
                 }
                 (c, ChangeKind::ConnectorStatusChanged { from, to })
             }
             StatusBefore::Task(c, task, from) => {
-                let to = t.tasks.get(&c).and_then(|row| row.get(&task)).cloned();
+                let to = t
+                    .tasks
+                    .get(c.as_str())
+                    .and_then(|row| row.get(&task))
+                    .cloned();
                 if from == to {
                     return;
                 }
@@ -96,7 +100,10 @@ impl Chronicle for StatusTopic {
                 topic,
                 active,
             } => {
-                let now = t.topics.get(&connector).and_then(|row| row.get(&topic));
+                let now = t
+                    .topics
+                    .get(connector.as_str())
+                    .and_then(|row| row.get(topic.as_str()));
                 match (active, now) {
                     (false, Some(status)) => {
                         let task = status.task;

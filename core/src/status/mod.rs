@@ -72,6 +72,8 @@ pub use write::{can_write_safely, PendingStatusWrite, StatusUpdate};
 
 use crate::config::TaskId;
 use crate::machine::{Events, Topic, TopicLog};
+use crate::name::Name;
+use crate::persistent::ToKey;
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
 use crate::TopicKind;
@@ -174,7 +176,10 @@ impl StatusLog {
     pub fn known_connectors(&self) -> Vec<String> {
         let read = self.topic.tables.connectors.keys();
         let written = self.topic.book.connectors.keys();
-        let mut names: Vec<String> = read.chain(written).cloned().collect();
+        let mut names: Vec<String> = read
+            .map(|name| String::from(name.as_str()))
+            .chain(written.cloned())
+            .collect();
         names.sort_unstable();
         names.dedup();
         names
@@ -201,7 +206,7 @@ impl StatusTopic {
         let status = Arc::new(values::status(bytes)?);
         let for_event = shared_for_event(&status, events);
         // No staleness check for connectors: the last record read wins (spec §3.2).
-        self.tables.connectors.set(c, status);
+        self.tables.connectors.set(&Name::key(c), status);
         if let Some(status) = for_event {
             events.emit(|| StatusEvent::ConnectorStatusChanged {
                 connector: c.into(),
@@ -247,7 +252,8 @@ impl StatusTopic {
         let for_event = shared_for_event(&status, events);
         let t = &mut self.tables;
         // One search of the connectors' rows (the replay's most frequent record).
-        match t.tasks.get_mut(c) {
+        let key = Name::key(c);
+        match t.tasks.get_mut(&key) {
             // One search of the row: a task's status is replaced in place.
             Some(row) => match row.get_mut(&task) {
                 Some(cell) => {
@@ -263,7 +269,7 @@ impl StatusTopic {
             None => {
                 let mut row = TaskRow::new();
                 row.insert(task, status);
-                t.tasks.insert(c.into(), row);
+                t.tasks.insert(key.to_key(), row);
             }
         }
         if let Some(status) = for_event {
@@ -320,8 +326,10 @@ impl StatusTopic {
             return Ok(());
         };
         let status = Arc::new(values::topic_status(bytes)?);
-        let row = t.topics.get_or_insert_with(connector, TopicRow::new);
-        row.set(topic, status);
+        let row = t
+            .topics
+            .get_or_insert_with(&Name::key(connector), TopicRow::new);
+        row.set(&Name::key(topic), status);
         events.emit(|| StatusEvent::TopicActive {
             connector: connector.into(),
             topic: topic.into(),

@@ -1,11 +1,10 @@
 //! The status snapshot: everything Java's `KafkaStatusBackingStore` caches from the topic
 //! (spec §3.1), without the write-side bookkeeping.
 
-use alloc::string::String;
-
 use serde::{Deserialize, Serialize};
 
 use super::types::{Status, TopicStatus};
+use crate::name::Name;
 use crate::persistent::PMap;
 use crate::sync::Arc;
 
@@ -14,18 +13,18 @@ use crate::sync::Arc;
 pub(crate) type TaskRow = PMap<i32, Arc<Status>>;
 /// The topic statuses of one connector, by the topic of the key. May be empty: Java keeps the
 /// inner map after its last topic is tombstoned (spec §3.5).
-pub(crate) type TopicRow = PMap<String, Arc<TopicStatus>>;
+pub(crate) type TopicRow = PMap<Name, Arc<TopicStatus>>;
 
 /// The store's read-back caches, persistent maps (rows too), so a snapshot shares them and a
 /// later change copies only the path to what it changes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Tables {
     /// Non-null connector statuses (Java's `connectors` map, values only).
-    pub(crate) connectors: PMap<String, Arc<Status>>,
+    pub(crate) connectors: PMap<Name, Arc<Status>>,
     /// Non-null task statuses (Java's `tasks` table, values only).
-    pub(crate) tasks: PMap<String, TaskRow>,
+    pub(crate) tasks: PMap<Name, TaskRow>,
     /// Java's `topics` map.
-    pub(crate) topics: PMap<String, TopicRow>,
+    pub(crate) topics: PMap<Name, TopicRow>,
 }
 
 /// An immutable view of the status topic as read back: Java's `get(c)`, `get(id)`, `getAll(c)`,
@@ -111,6 +110,6 @@ impl StatusSnapshot {
     /// Connectors with an entry in Java's `topics` map, including those whose every topic was
     /// tombstoned (Java keeps the empty inner map).
     pub fn topic_connectors(&self) -> impl Iterator<Item = &str> + '_ {
-        self.0.topics.keys().map(String::as_str)
+        self.0.topics.keys().map(Name::as_str)
     }
 }
