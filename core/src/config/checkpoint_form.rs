@@ -5,8 +5,6 @@
 //! Decoding checks each set of names once and builds every configuration with the names it
 //! shares, so a restored state holds its memory as a replayed one does.
 
-use alloc::collections::BTreeMap;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +14,7 @@ use super::properties::{ConfigTable, ConfigTableRef, Properties};
 use super::snapshot::Tables;
 use super::types::{SessionKey, TargetState};
 use super::{ConfigTopic, Deferred};
+use crate::name::Name;
 use crate::persistent::{PMap, PSet};
 use crate::sync::Arc;
 
@@ -31,17 +30,17 @@ struct WireRef<'a> {
     offset: i64,
     session_key: &'a Option<Arc<SessionKey>>,
     connector_configs: Refs<'a>,
-    connector_task_counts: &'a PMap<String, i32>,
+    connector_task_counts: &'a PMap<Name, i32>,
     task_configs: TaskRefs<'a>,
-    target_states: &'a PMap<String, TargetState>,
-    task_count_records: &'a PMap<String, i32>,
-    generations: &'a PMap<String, i32>,
+    target_states: &'a PMap<Name, TargetState>,
+    task_count_records: &'a PMap<Name, i32>,
+    generations: &'a PMap<Name, i32>,
     applied_connector_configs: Refs<'a>,
-    pending_fencing: &'a PSet<String>,
-    inconsistent: &'a PSet<String>,
+    pending_fencing: &'a PSet<Name>,
+    inconsistent: &'a PSet<Name>,
     deferred: TaskRefs<'a>,
-    inconsistencies: &'a PMap<String, Inconsistency>,
-    orphans: &'a PMap<String, OrphanRecords>,
+    inconsistencies: &'a PMap<Name, Inconsistency>,
+    orphans: &'a PMap<Name, OrphanRecords>,
 }
 
 /// The form read: [`WireRef`]'s fields in its order.
@@ -50,18 +49,18 @@ struct Wire {
     configs: ConfigTable,
     offset: i64,
     session_key: Option<Arc<SessionKey>>,
-    connector_configs: Vec<(String, u32)>,
-    connector_task_counts: PMap<String, i32>,
-    task_configs: Vec<(String, Vec<(i32, u32)>)>,
-    target_states: PMap<String, TargetState>,
-    task_count_records: PMap<String, i32>,
-    generations: PMap<String, i32>,
-    applied_connector_configs: Vec<(String, u32)>,
-    pending_fencing: PSet<String>,
-    inconsistent: PSet<String>,
-    deferred: Vec<(String, Vec<(i32, u32)>)>,
-    inconsistencies: PMap<String, Inconsistency>,
-    orphans: PMap<String, OrphanRecords>,
+    connector_configs: Vec<(Name, u32)>,
+    connector_task_counts: PMap<Name, i32>,
+    task_configs: Vec<(Name, Vec<(i32, u32)>)>,
+    target_states: PMap<Name, TargetState>,
+    task_count_records: PMap<Name, i32>,
+    generations: PMap<Name, i32>,
+    applied_connector_configs: Vec<(Name, u32)>,
+    pending_fencing: PSet<Name>,
+    inconsistent: PSet<Name>,
+    deferred: Vec<(Name, Vec<(i32, u32)>)>,
+    inconsistencies: PMap<Name, Inconsistency>,
+    orphans: PMap<Name, OrphanRecords>,
 }
 
 impl Serialize for ConfigTopic {
@@ -127,10 +126,9 @@ impl<'de> Deserialize<'de> for ConfigTopic {
                 .cloned()
                 .ok_or_else(|| serde::de::Error::custom("a configuration number beyond the table"))
         };
-        let by_connector =
-            |refs: Vec<(String, u32)>| -> Result<PMap<String, Properties>, D::Error> {
-                refs.into_iter().map(|(c, n)| Ok((c, config(n)?))).collect()
-            };
+        let by_connector = |refs: Vec<(Name, u32)>| -> Result<PMap<Name, Properties>, D::Error> {
+            refs.into_iter().map(|(c, n)| Ok((c, config(n)?))).collect()
+        };
         let tasks = |refs: Vec<(i32, u32)>| -> Result<Vec<(i32, Properties)>, D::Error> {
             refs.into_iter().map(|(t, n)| Ok((t, config(n)?))).collect()
         };
@@ -139,11 +137,11 @@ impl<'de> Deserialize<'de> for ConfigTopic {
             task_configs.push((c, tasks(refs)?.into_iter().collect::<PMap<_, _>>()));
         }
         let connector_configs = by_connector(wire.connector_configs)?;
-        let mut deferred = BTreeMap::new();
+        let mut deferred = PMap::new();
         for (c, refs) in wire.deferred {
             let buffered = Deferred {
                 tasks: tasks(refs)?.into_iter().collect(),
-                has_config: connector_configs.contains_key(&c),
+                has_config: connector_configs.contains_key(c.as_str()),
             };
             deferred.insert(c, buffered);
         }

@@ -1,12 +1,12 @@
 //! Diagnostics beyond Java: why connectors are inconsistent, records of connectors that have no
 //! config, and skip counters. They never influence the parity snapshot.
 
-use alloc::string::String;
 use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
 use super::skip::ConfigSkipKind;
+use crate::name::Name;
 use crate::persistent::PMap;
 use crate::skips::SkipCounts;
 
@@ -46,8 +46,8 @@ pub struct OrphanRecords {
 /// O(1) to take: the maps are shared with the reader.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigDiagnostics {
-    pub(crate) inconsistencies: PMap<String, Inconsistency>,
-    pub(crate) orphans: PMap<String, OrphanRecords>,
+    pub(crate) inconsistencies: PMap<Name, Inconsistency>,
+    pub(crate) orphans: PMap<Name, OrphanRecords>,
     pub(crate) skipped: SkipCounts<ConfigSkipKind>,
 }
 
@@ -76,12 +76,12 @@ impl ConfigDiagnostics {
 /// Counts a task (or, with `is_commit`, commit) record read at `offset` for a connector that
 /// has no config.
 pub(crate) fn note_orphan(
-    orphans: &mut PMap<String, OrphanRecords>,
+    orphans: &mut PMap<Name, OrphanRecords>,
     connector: &str,
     offset: i64,
     is_commit: bool,
 ) {
-    let entry = orphans.get_or_insert_with(connector, || OrphanRecords {
+    let entry = orphans.get_or_insert_with(&Name::key(connector), || OrphanRecords {
         task_records: 0,
         commit_records: 0,
         first_offset: offset,

@@ -74,7 +74,7 @@ impl Chronicle for ConfigTopic {
         };
         match before {
             ConfigBefore::Connector(c, old) => {
-                let new = t.connector_configs.get(&c);
+                let new = t.connector_configs.get(c.as_str());
                 let kind = match (old, new) {
                     (None, Some(config)) => ChangeKind::ConnectorCreated {
                         config: config.clone(),
@@ -92,9 +92,9 @@ impl Chronicle for ConfigTopic {
                 tasks: old,
                 inconsistent: was_inconsistent,
             } => {
-                if t.inconsistent.contains(&c) {
+                if t.inconsistent.contains(c.as_str()) {
                     if !was_inconsistent {
-                        if let Some(found) = self.inconsistencies.get(&c) {
+                        if let Some(found) = self.inconsistencies.get(c.as_str()) {
                             out.push(change(&c, ChangeKind::BecameInconsistent(found.clone())));
                         }
                     }
@@ -102,7 +102,7 @@ impl Chronicle for ConfigTopic {
                 }
                 let empty = PMap::new();
                 let old = old.as_ref().unwrap_or(&empty);
-                let new = t.task_configs.get(&c).unwrap_or(&empty);
+                let new = t.task_configs.get(c.as_str()).unwrap_or(&empty);
                 let changed = new
                     .iter()
                     .filter(|(task, config)| old.get(*task) != Some(config))
@@ -111,8 +111,12 @@ impl Chronicle for ConfigTopic {
                 out.push(change(
                     &c,
                     ChangeKind::TasksCommitted {
-                        generation: t.generations.get(&c).copied(),
-                        tasks: t.connector_task_counts.get(&c).copied().unwrap_or(0),
+                        generation: t.generations.get(c.as_str()).copied(),
+                        tasks: t
+                            .connector_task_counts
+                            .get(c.as_str())
+                            .copied()
+                            .unwrap_or(0),
                         changed,
                     },
                 ));
@@ -121,13 +125,13 @@ impl Chronicle for ConfigTopic {
                 }
             }
             ConfigBefore::TargetState(c, from) => {
-                let to = t.target_states.get(&c).copied();
+                let to = t.target_states.get(c.as_str()).copied();
                 if from != to {
                     out.push(change(&c, ChangeKind::TargetStateChanged { from, to }));
                 }
             }
             ConfigBefore::TasksFencing(c) => {
-                if let Some(tasks) = t.task_count_records.get(&c).copied() {
+                if let Some(tasks) = t.task_count_records.get(c.as_str()).copied() {
                     out.push(change(&c, ChangeKind::TaskCountRecord { tasks }));
                 }
             }

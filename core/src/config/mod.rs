@@ -20,7 +20,6 @@ pub mod write;
 
 use alloc::borrow::Cow;
 use alloc::collections::BTreeMap;
-use alloc::string::String;
 use alloc::vec::Vec;
 
 pub use diagnostics::{ConfigDiagnostics, Inconsistency, OrphanRecords, MAX_LISTED_MISSING};
@@ -38,7 +37,9 @@ pub use snapshot::{ConfigSnapshot, TaskIds, MAX_LISTED_TASKS, NO_OFFSET};
 pub use types::{SessionKey, TargetState, TaskId};
 
 use crate::machine::{Events, Topic, TopicLog};
+use crate::name::Name;
 use crate::persistent::PMap;
+use crate::persistent::ToKey;
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
 use crate::TopicKind;
@@ -70,9 +71,9 @@ struct Deferred {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigTopic {
     tables: Tables,
-    deferred: BTreeMap<String, Deferred>,
-    inconsistencies: PMap<String, Inconsistency>,
-    orphans: PMap<String, OrphanRecords>,
+    deferred: PMap<Name, Deferred>,
+    inconsistencies: PMap<Name, Inconsistency>,
+    orphans: PMap<Name, OrphanRecords>,
     /// How recent configurations listed their names: a cache, not state (never in a checkpoint,
     /// and equal in every comparison).
     shapes: Shapes,
@@ -175,13 +176,14 @@ impl ConfigTopic {
             return Ok(());
         }
         let props = values::properties(read, &mut self.shapes)?;
+        let key = Name::key(c);
         let t = &mut self.tables;
-        t.connector_configs.set(c, props);
-        if let Some(buffered) = self.deferred.get_mut(c) {
+        t.connector_configs.set(&key, props);
+        if let Some(buffered) = self.deferred.get_mut(&key) {
             buffered.has_config = true;
         }
-        if !t.target_states.contains_key(c) {
-            t.target_states.insert(c.into(), TargetState::Started);
+        if !t.target_states.contains_key(&key) {
+            t.target_states.insert(key.to_key(), TargetState::Started);
         }
         events.emit(|| ConfigEvent::ConnectorConfigUpdated {
             connector: c.into(),
@@ -200,18 +202,12 @@ impl ConfigTopic {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
         let props = values::properties(read, &mut self.shapes)?;
-        let buffered = match self.deferred.get_mut(&*connector) {
-            Some(buffered) => buffered,
-            None => {
-                let has_config = self.tables.connector_configs.contains_key(&*connector);
-                self.deferred
-                    .entry(String::from(&*connector))
-                    .or_insert(Deferred {
-                        tasks: BTreeMap::new(),
-                        has_config,
-                    })
-            }
-        };
+        let key = Name::key(&connector);
+        let configs = &self.tables.connector_configs;
+        let buffered = self.deferred.get_or_insert_with(&key, || Deferred {
+            tasks: BTreeMap::new(),
+            has_config: configs.contains_key(&key),
+        });
         debug_assert_eq!(
             buffered.has_config,
             self.tables.connector_configs.contains_key(&*connector)
@@ -233,7 +229,8 @@ impl ConfigTopic {
     ) -> Result<(), ConfigSkip> {
         // Step 1: the deleted-connector guard runs before the value is looked at.
         // (The config, which step 7 applies, is looked up once here.)
-        let Some(config) = self.tables.connector_configs.get(c).cloned() else {
+        let key = Name::key(c);
+        let Some(config) = self.tables.connector_configs.get(&key).cloned() else {
             self.remove_connector(c);
             diagnostics::note_orphan(&mut self.orphans, c, offset, true);
             return Err(ConfigSkip::CommitForMissingConnector);
@@ -241,7 +238,7 @@ impl ConfigTopic {
         // Steps 2 and 4: a non-map value or a non-integer count leaves everything untouched.
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
-        let mut deferred = self.deferred.get_mut(c);
+        let mut deferred = self.deferred.get_mut(&key);
         let consistent = is_complete(deferred.as_deref().map(|d| &d.tasks), count);
         let mut applied_ids = Vec::new();
         let t = &mut self.tables;
@@ -253,31 +250,31 @@ impl ConfigTopic {
                 .map(|d| core::mem::take(&mut d.tasks))
             {
                 if !entries.is_empty() {
-                    let applied = t.task_configs.get_or_insert_with(c, PMap::new);
+                    let applied = t.task_configs.get_or_insert_with(&key, PMap::new);
                     for (task, props) in entries {
                         applied.insert(task, props);
                         applied_ids.push(task);
                     }
                 }
-                match t.generations.get_mut(c) {
+                match t.generations.get_mut(&key) {
                     Some(generation) => *generation = generation.wrapping_add(1),
                     None => {
-                        t.generations.insert(c.into(), 0);
+                        t.generations.insert(key.to_key(), 0);
                     }
                 }
             }
-            t.inconsistent.remove(c);
-            t.applied_connector_configs.set(c, config);
-            self.inconsistencies.remove(c);
+            t.inconsistent.remove(&key);
+            t.applied_connector_configs.set(&key, config);
+            self.inconsistencies.remove(&key);
         } else {
             // Step 6: flag it and apply nothing.
-            if !t.inconsistent.contains(c) {
-                t.inconsistent.insert(c.into());
+            if !t.inconsistent.contains(&key) {
+                t.inconsistent.insert(key.to_key());
             }
             let (missing_tasks, missing_count) =
                 missing(deferred.as_deref().map(|d| &d.tasks), count);
             self.inconsistencies.insert(
-                c.into(),
+                key.to_key(),
                 Inconsistency {
                     commit_offset: offset,
                     task_count: count,
@@ -292,9 +289,9 @@ impl ConfigTopic {
         }
         // Steps 9 and 10: the count is stored even when inconsistent, and fencing is pending.
         let t = &mut self.tables;
-        t.connector_task_counts.set(c, count);
-        if !t.pending_fencing.contains(c) {
-            t.pending_fencing.insert(c.into());
+        t.connector_task_counts.set(&key, count);
+        if !t.pending_fencing.contains(&key) {
+            t.pending_fencing.insert(key.to_key());
         }
         // Step 11.
         events.emit(|| ConfigEvent::TaskConfigsUpdated {
@@ -319,7 +316,7 @@ impl ConfigTopic {
             return Ok(());
         }
         let state = values::target_state(values::object(body)?)?;
-        let previous = t.target_states.set(c, state);
+        let previous = t.target_states.set(&Name::key(c), state);
         if previous != Some(state) && t.connector_configs.contains_key(c) {
             events.emit(|| ConfigEvent::TargetStateChanged {
                 connector: c.into(),
@@ -348,7 +345,7 @@ impl ConfigTopic {
     fn on_tasks_fencing(&mut self, c: &str, body: &Body<'_>) -> Result<(), ConfigSkip> {
         let count = values::count(values::object(body)?, "task-count")?;
         let t = &mut self.tables;
-        t.task_count_records.set(c, count);
+        t.task_count_records.set(&Name::key(c), count);
         t.pending_fencing.remove(c);
         Ok(())
     }

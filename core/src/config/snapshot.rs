@@ -1,9 +1,8 @@
 //! The config snapshot: everything Java's `ClusterConfigState` exposes (spec §5).
 
-use alloc::string::String;
-
 use super::properties::Properties;
 use super::types::{SessionKey, TargetState, TaskId};
+use crate::name::Name;
 use crate::persistent::{PMap, PSet};
 use crate::sync::Arc;
 
@@ -57,7 +56,7 @@ impl core::iter::FusedIterator for TaskIds<'_> {}
 
 /// Applied task configs by connector, then task number (Java's `taskConfigs`, keyed by
 /// `ConnectorTaskId`): a commit finds its connector once, not once per task.
-pub(crate) type TaskConfigs = PMap<String, PMap<i32, Properties>>;
+pub(crate) type TaskConfigs = PMap<Name, PMap<i32, Properties>>;
 
 /// The store's collections (spec §3.0 without the deferred buffer), each a persistent map, so
 /// a snapshot shares them and a later change copies only the path to what it changes.
@@ -65,15 +64,15 @@ pub(crate) type TaskConfigs = PMap<String, PMap<i32, Properties>>;
 pub(crate) struct Tables {
     pub(crate) offset: i64,
     pub(crate) session_key: Option<Arc<SessionKey>>,
-    pub(crate) connector_configs: PMap<String, Properties>,
-    pub(crate) connector_task_counts: PMap<String, i32>,
+    pub(crate) connector_configs: PMap<Name, Properties>,
+    pub(crate) connector_task_counts: PMap<Name, i32>,
     pub(crate) task_configs: TaskConfigs,
-    pub(crate) target_states: PMap<String, TargetState>,
-    pub(crate) task_count_records: PMap<String, i32>,
-    pub(crate) generations: PMap<String, i32>,
-    pub(crate) applied_connector_configs: PMap<String, Properties>,
-    pub(crate) pending_fencing: PSet<String>,
-    pub(crate) inconsistent: PSet<String>,
+    pub(crate) target_states: PMap<Name, TargetState>,
+    pub(crate) task_count_records: PMap<Name, i32>,
+    pub(crate) generations: PMap<Name, i32>,
+    pub(crate) applied_connector_configs: PMap<Name, Properties>,
+    pub(crate) pending_fencing: PSet<Name>,
+    pub(crate) inconsistent: PSet<Name>,
 }
 
 impl Default for Tables {
@@ -133,7 +132,7 @@ impl ConfigSnapshot {
 
     /// The connectors that have a config, inconsistent ones included.
     pub fn connectors(&self) -> impl Iterator<Item = &str> + '_ {
-        self.0.connector_configs.keys().map(String::as_str)
+        self.0.connector_configs.keys().map(Name::as_str)
     }
 
     /// The connector's raw config (config-provider references are not resolved).
@@ -171,7 +170,10 @@ impl ConfigSnapshot {
 
     /// The applied config of a task, stale ones included (spec §3.4 notes).
     pub fn task_config(&self, id: &TaskId) -> Option<&Properties> {
-        self.0.task_configs.get(&id.connector)?.get(&id.task)
+        self.0
+            .task_configs
+            .get(id.connector.as_str())?
+            .get(&id.task)
     }
 
     /// The applied task configs of one connector, stale ones included, ordered by task.
@@ -238,7 +240,7 @@ impl ConfigSnapshot {
 
     /// Every connector with a pending fencing round.
     pub fn connectors_pending_fencing(&self) -> impl Iterator<Item = &str> + '_ {
-        self.0.pending_fencing.iter().map(String::as_str)
+        self.0.pending_fencing.iter().map(Name::as_str)
     }
 
     /// The latest task count record (`tasks-fencing-`).
@@ -272,6 +274,6 @@ impl ConfigSnapshot {
 
     /// Java's `inconsistentConnectors()`.
     pub fn inconsistent_connectors(&self) -> impl Iterator<Item = &str> + '_ {
-        self.0.inconsistent.iter().map(String::as_str)
+        self.0.inconsistent.iter().map(Name::as_str)
     }
 }
