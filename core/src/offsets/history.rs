@@ -4,8 +4,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::partition_key::KeyView;
-use super::{classify_with_slot, OffsetEvent, OffsetTopic};
+use super::{classify_with_slot, KeyClass, OffsetEvent, OffsetTopic};
 use crate::history::{Change, ChangeKind, Chronicle};
 use crate::Record;
 
@@ -24,8 +23,8 @@ impl Chronicle for OffsetTopic {
         let (shape, slot) = classify_with_slot(record.key);
         OffsetBefore {
             connector: match shape {
-                KeyView::Partition(partition) => Some(partition.connector.into_owned()),
-                KeyView::NullPartition | KeyView::Ignored(_) => None,
+                KeyClass::Partition(connector) => Some(connector.into_owned()),
+                KeyClass::NullPartition | KeyClass::Ignored => None,
             },
             live: self.tables.data.get(record.key, slot).is_some(),
         }

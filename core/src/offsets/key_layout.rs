@@ -14,29 +14,41 @@
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
+use arrayvec::ArrayVec;
+
 use super::partition_key::PartitionView;
+use super::stack_bytes::StackBytes;
 use crate::json::layout::Cursor;
 use crate::json::{JsonValue, Members, Value};
 
-/// The connector and partition a key in Java's layout names, or `None` to read it in full.
-pub(super) fn read(bytes: &[u8]) -> Option<PartitionView<'_>> {
+/// A partition member's value in Java's layout: a string without escapes or a plain integer.
+#[derive(Clone, Copy)]
+enum Scalar<'a> {
+    String(&'a str),
+    Long(i64),
+}
+
+/// Reads a key in Java's layout, handing each partition member to `member` in document order;
+/// returns the connector, or `None` when the key is not in the layout (or `member` refused).
+fn scan<'a>(
+    bytes: &'a [u8],
+    mut member: impl FnMut(&'a str, Scalar<'a>) -> Option<()>,
+) -> Option<&'a str> {
     let mut text = Cursor::new(bytes);
     text.literal(b"[\"")?;
     let connector = text.string()?;
     text.literal(b",{")?;
-    let mut partition: Members<'_> = Vec::new();
     if text.literal(b"}").is_none() {
         loop {
             text.literal(b"\"")?;
             let name = text.string()?;
             text.literal(b":")?;
             let value = if text.literal(b"\"").is_some() {
-                Value::String(Cow::Borrowed(text.string()?))
+                Scalar::String(text.string()?)
             } else {
-                Value::Scalar(JsonValue::Long(text.integer()?))
+                Scalar::Long(text.integer()?)
             };
-            // Repeated names are kept in document order, as the general reader keeps them.
-            partition.push((Cow::Borrowed(name), value));
+            member(name, value)?;
             if text.literal(b"}").is_some() {
                 break;
             }
@@ -46,10 +58,102 @@ pub(super) fn read(bytes: &[u8]) -> Option<PartitionView<'_>> {
     text.literal(b"]")?;
     // The general reader ignores what follows the array; declining it keeps this reader's
     // promise simple (the whole key is Java's layout).
-    text.at_end().then_some(PartitionView {
+    text.at_end().then_some(connector)
+}
+
+/// The connector and partition a key in Java's layout names, or `None` to read it in full.
+pub(super) fn read(bytes: &[u8]) -> Option<PartitionView<'_>> {
+    let mut partition: Members<'_> = Vec::new();
+    let connector = scan(bytes, |name, value| {
+        let value = match value {
+            Scalar::String(s) => Value::String(Cow::Borrowed(s)),
+            Scalar::Long(n) => Value::Scalar(JsonValue::Long(n)),
+        };
+        // Repeated names are kept in document order, as the general reader keeps them.
+        partition.push((Cow::Borrowed(name), value));
+        Some(())
+    })?;
+    Some(PartitionView {
         connector: Cow::Borrowed(connector),
         partition,
     })
+}
+
+/// The most members a partition may have for [`read_encoded`]; a key with more is read by
+/// [`read`]. Source partitions have a handful.
+const MAX_MEMBERS: usize = 8;
+
+/// The connector of a key in Java's layout and its partition's encoding (the bytes the slot
+/// hash is taken of: [`super::compact_partition`]'s), or `None` to read the key otherwise.
+///
+/// The offsets machine needs no more of most records' keys than this, so the members are
+/// gathered on the stack and written straight into the encoding: building them
+/// ([`read`]) and encoding them through serde took about as long as reading the key.
+/// The bytes are bincode's standard encoding of the sorted map, written here by hand for
+/// the two kinds of member this layout has; the tests check them against bincode's over
+/// generated keys.
+pub(super) fn read_encoded(bytes: &[u8]) -> Option<(&str, StackBytes<256>)> {
+    let mut members: ArrayVec<(&str, Scalar<'_>), MAX_MEMBERS> = ArrayVec::new();
+    let connector = scan(bytes, |name, value| members.try_push((name, value)).ok())?;
+    // Stable: among repeated names, the last one read (the one Java's map keeps) ends its run.
+    members.sort_by(|a, b| a.0.cmp(b.0));
+    let mut kept: ArrayVec<(&str, Scalar<'_>), MAX_MEMBERS> = ArrayVec::new();
+    for member in members {
+        match kept.last_mut() {
+            Some(last) if last.0 == member.0 => *last = member,
+            _ => kept.push(member),
+        }
+    }
+    let mut encoding = StackBytes::default();
+    varint(&mut encoding, kept.len() as u64);
+    for (name, value) in kept {
+        text(&mut encoding, name);
+        // A member's value is a sequence of one token (`json::Tokens`): the token's variant
+        // number, then its content.
+        varint(&mut encoding, 1);
+        match value {
+            Scalar::String(s) => {
+                varint(&mut encoding, TOKEN_STRING);
+                text(&mut encoding, s);
+            }
+            Scalar::Long(n) => {
+                varint(&mut encoding, TOKEN_LONG);
+                // Zigzag, as bincode writes a signed integer.
+                varint(&mut encoding, ((n << 1) ^ (n >> 63)) as u64);
+            }
+        }
+    }
+    Some((connector, encoding))
+}
+
+/// The variant numbers of `json::Tokens`' `Long` and `String` tokens.
+const TOKEN_LONG: u64 = 2;
+const TOKEN_STRING: u64 = 4;
+
+/// bincode's variable-length unsigned integer: one byte below 251, else a marker byte and the
+/// integer in the fewest of 2, 4 or 8 little-endian bytes.
+fn varint(out: &mut StackBytes<256>, n: u64) {
+    match n {
+        0..=250 => out.push(&[n as u8]),
+        251..=0xFFFF => {
+            out.push(&[251]);
+            out.push(&(n as u16).to_le_bytes());
+        }
+        0x1_0000..=0xFFFF_FFFF => {
+            out.push(&[252]);
+            out.push(&(n as u32).to_le_bytes());
+        }
+        _ => {
+            out.push(&[253]);
+            out.push(&n.to_le_bytes());
+        }
+    }
+}
+
+/// bincode's string: its length, then its bytes.
+fn text(out: &mut StackBytes<256>, s: &str) {
+    varint(out, s.len() as u64);
+    out.push(s.as_bytes());
 }
 
 #[cfg(test)]
@@ -60,7 +164,7 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use super::read;
+    use super::{read, read_encoded, MAX_MEMBERS};
     use crate::json::layout::part;
     use crate::offsets::partition_key::{view_in_full, KeyView};
 
@@ -89,6 +193,10 @@ mod tests {
                 "0",
                 "7",
                 "-5",
+                "125",
+                "-126",
+                "40000",
+                "-3000000000",
                 "999999999999999999",
                 "-999999999999999999",
             ],
@@ -157,6 +265,20 @@ mod tests {
             })
     }
 
+    /// The bytes the slot hash is taken of, for a key the general reader reads as a
+    /// partition key: bincode's encoding of the sorted map.
+    fn encoded_in_full(bytes: &[u8]) -> Option<(String, Vec<u8>)> {
+        let KeyView::Partition(view) = view_in_full(bytes) else {
+            return None;
+        };
+        let encoding = bincode::serde::encode_to_vec(
+            crate::json::SortedObject(&view.partition),
+            bincode::config::standard(),
+        )
+        .expect("bincode encodes a JSON map");
+        Some((view.connector.into_owned(), encoding))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2_000))]
 
@@ -167,6 +289,70 @@ mod tests {
                 prop_assert_eq!(KeyView::Partition(partition), view_in_full(&bytes));
             }
         }
+
+        /// What the encoding reader accepts, bincode encodes to the same bytes from the general
+        /// reader's view; and it accepts every key the layout reader does (up to its member
+        /// count).
+        #[test]
+        fn the_encoding_is_bincodes(bytes in key()) {
+            match read_encoded(&bytes) {
+                Some((connector, encoding)) => prop_assert_eq!(
+                    Some((String::from(connector), encoding.bytes().to_vec())),
+                    encoded_in_full(&bytes)
+                ),
+                None => prop_assert!(
+                    read(&bytes).is_none_or(|view| view.partition.len() > MAX_MEMBERS)
+                ),
+            }
+        }
+    }
+
+    /// Lengths and integers across bincode's varint widths (1, 3, 5 and 9 bytes), repeated
+    /// names, and more members than the encoding reader takes.
+    #[test]
+    fn the_encoding_is_bincodes_across_widths() {
+        let long = "x".repeat(300);
+        let longer = "y".repeat(4_000);
+        let mut keys: Vec<String> = [
+            0i64,
+            125,
+            -125,
+            126,
+            -126,
+            32_767,
+            32_768,
+            -32_769,
+            2_147_483_647,
+            -2_147_483_649,
+            i64::MAX / 10,
+            -(i64::MAX / 10),
+        ]
+        .iter()
+        .map(|n| format!(r#"["c",{{"n":{n}}}]"#))
+        .collect();
+        keys.push(format!(r#"["{long}",{{"{long}":"{long}"}}]"#));
+        keys.push(format!(r#"["c",{{"f":"{longer}","a":1}}]"#));
+        keys.push(String::from(r#"["c",{"b":1,"a":"x","b":"y","a":2}]"#));
+        keys.push(String::from(r#"["c",{}]"#));
+        for key in &keys {
+            let (connector, encoding) = read_encoded(key.as_bytes()).expect("Java's layout");
+            assert_eq!(
+                Some((String::from(connector), encoding.bytes().to_vec())),
+                encoded_in_full(key.as_bytes()),
+                "{}",
+                &key[..key.len().min(80)]
+            );
+        }
+        let many = (0..=MAX_MEMBERS)
+            .map(|i| format!(r#""m{i}":{i}"#))
+            .collect::<Vec<_>>()
+            .join(",");
+        let key = format!(r#"["c",{{{many}}}]"#);
+        assert!(read_encoded(key.as_bytes()).is_none());
+        assert!(read(key.as_bytes()).is_some());
+        // Longer strings than the cursor reads: both readers decline, the key is read in full.
+        let key = format!(r#"["c",{{"f":"{}"}}]"#, "z".repeat(70_000));
+        assert!(read_encoded(key.as_bytes()).is_none() && read(key.as_bytes()).is_none());
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod partition_key;
 mod stack_bytes;
 mod writer;
 
+use alloc::borrow::Cow;
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -37,13 +38,14 @@ pub use writer::{FlushBatch, FlushCompletion, OffsetWriter, WriterError, FLUSH_E
 
 use crate::json::{self, JsonObject, JsonValue, Members};
 use crate::machine::{Events, Topic, TopicLog};
-use crate::persistent::PSet;
+use crate::name::Name;
+use crate::persistent::{PSet, ToKey};
 use crate::skips::SkipCounts;
 use crate::sync::Arc;
 use crate::TopicKind;
 use crate::{Record, RecordError, RecordOutcome};
 use live::LiveKeys;
-use partition_key::{KeyShape, KeyView, PartitionKey, PartitionView};
+use partition_key::{KeyShape, KeyView, PartitionKey};
 use stack_bytes::StackBytes;
 
 /// A source partition map as bytes: the bincode encoding of the map Java holds, members sorted
@@ -71,12 +73,21 @@ fn hash32(bytes: &[u8]) -> u32 {
     murmur2(bytes) as u32
 }
 
-/// Which live key added `key`'s partition to its connector's set, if the partition is in the
-/// set: `Some(true)` when it is `bytes` (the record's own key) itself, `Some(false)` when it is
-/// another key with the same connector and content (compared by parsing, among the tracked keys
-/// sharing the slot hash).
-fn tracked_by(data: &LiveKeys, slot: u64, key: &PartitionView<'_>, bytes: &[u8]) -> Option<bool> {
-    let mut owned: Option<PartitionKey> = None;
+/// The owned `[connector, {partition}]` key of `bytes`, read in full: for the rare records
+/// whose slot hash another tracked key shares.
+fn owned_partition_key(bytes: &[u8]) -> Option<PartitionKey> {
+    match partition_key::classify(Some(bytes)) {
+        KeyShape::Partition(key) => Some(key),
+        KeyShape::NullPartition | KeyShape::Ignored(_) => None,
+    }
+}
+
+/// Which live key added the partition of `bytes` (a `[connector, {partition}]` key) to its
+/// connector's set, if the partition is in the set: `Some(true)` when it is `bytes` (the
+/// record's own key) itself, `Some(false)` when it is another key with the same connector and
+/// content (compared by parsing, among the tracked keys sharing the slot hash).
+fn tracked_by(data: &LiveKeys, slot: u64, bytes: &[u8]) -> Option<bool> {
+    let mut owned: Option<Option<PartitionKey>> = None;
     data.with_hash(slot)
         .filter(|stored| stored.is_tracked())
         .find_map(|stored| {
@@ -84,36 +95,35 @@ fn tracked_by(data: &LiveKeys, slot: u64, key: &PartitionView<'_>, bytes: &[u8])
                 return Some(true);
             }
             // Another key with the slot hash (rare): compare contents as Java's maps.
-            let key = owned.get_or_insert_with(|| key.clone().into_owned());
-            same_partition(stored, key).then_some(false)
+            let key = owned.get_or_insert_with(|| owned_partition_key(bytes));
+            same_partition(stored, key.as_ref()).then_some(false)
         })
 }
 
 /// Whether `stored`'s key names `key`'s connector and partition.
-fn same_partition(stored: &StoredOffset, key: &PartitionKey) -> bool {
-    matches!(
-        partition_key::classify(Some(stored.key())),
-        KeyShape::Partition(other)
-            if other.connector == key.connector && other.partition == key.partition
-    )
+fn same_partition(stored: &StoredOffset, key: Option<&PartitionKey>) -> bool {
+    key.is_some_and(|key| {
+        matches!(
+            partition_key::classify(Some(stored.key())),
+            KeyShape::Partition(other)
+                if other.connector == key.connector && other.partition == key.partition
+        )
+    })
 }
 
-/// The live key that added `key`'s partition to its connector's set, if the partition is in
-/// the set (see [`tracked_by`]).
-fn tracking_key(
-    data: &LiveKeys,
-    slot: u64,
-    key: &PartitionView<'_>,
-    bytes: &[u8],
-) -> Option<Vec<u8>> {
-    let mut owned: Option<PartitionKey> = None;
+/// The live key that added the partition of `bytes` to its connector's set, if the partition
+/// is in the set (see [`tracked_by`]).
+fn tracking_key(data: &LiveKeys, slot: u64, bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut owned: Option<Option<PartitionKey>> = None;
     data.with_hash(slot)
         .filter(|stored| stored.is_tracked())
         .find(|stored| {
             stored.key() == bytes
                 || same_partition(
                     stored,
-                    owned.get_or_insert_with(|| key.clone().into_owned()),
+                    owned
+                        .get_or_insert_with(|| owned_partition_key(bytes))
+                        .as_ref(),
                 )
         })
         .map(|stored| stored.key().to_vec())
@@ -123,19 +133,48 @@ fn tracking_key(
 /// partition content's, so that a connector's keys sit together and equal partitions (in any
 /// member order or spelling) share a slot hash.
 fn partition_slot(connector: &str, partition: &Members<'_>) -> u64 {
-    (u64::from(hash32(connector.as_bytes())) << 32)
-        | u64::from(hash32(compact_partition(partition).bytes()))
+    slot_of(connector, compact_partition(partition).bytes())
 }
 
-/// How a key is classified for partition tracking, and its slot hash.
-fn classify_with_slot(key: Option<&[u8]>) -> (KeyView<'_>, u64) {
-    let shape = partition_key::view(key);
-    let slot = match &shape {
-        KeyView::Partition(k) => partition_slot(&k.connector, &k.partition),
-        // Untracked keys are never looked up by content: any spread will do.
-        _ => u64::from(hash32(key.unwrap_or_default())) << 32,
-    };
-    (shape, slot)
+/// The slot hash of a connector and its partition's encoding ([`compact_partition`]).
+fn slot_of(connector: &str, encoded_partition: &[u8]) -> u64 {
+    (u64::from(hash32(connector.as_bytes())) << 32) | u64::from(hash32(encoded_partition))
+}
+
+/// What the apply step needs of a key's shape: for a `[connector, {partition}]` key, the
+/// connector (the partition is read again, in full, only on a slot hash shared with another
+/// tracked key).
+enum KeyClass<'a> {
+    /// `[connector, {partition}]`.
+    Partition(Cow<'a, str>),
+    /// `[connector, null]`.
+    NullPartition,
+    /// Any other key.
+    Ignored,
+}
+
+/// How a key is classified for partition tracking, and its slot hash. A key in Java's layout
+/// is encoded as it is read ([`key_layout::read_encoded`]); any other is read into its
+/// members first.
+fn classify_with_slot(key: Option<&[u8]>) -> (KeyClass<'_>, u64) {
+    if let Some((connector, encoding)) = key.and_then(key_layout::read_encoded) {
+        let slot = slot_of(connector, encoding.bytes());
+        return (KeyClass::Partition(Cow::Borrowed(connector)), slot);
+    }
+    match partition_key::view(key) {
+        KeyView::Partition(k) => {
+            let slot = partition_slot(&k.connector, &k.partition);
+            (KeyClass::Partition(k.connector), slot)
+        }
+        shape => {
+            let class = match shape {
+                KeyView::NullPartition => KeyClass::NullPartition,
+                _ => KeyClass::Ignored,
+            };
+            // Untracked keys are never looked up by content: any spread will do.
+            (class, u64::from(hash32(key.unwrap_or_default())) << 32)
+        }
+    }
 }
 
 /// The member names of `partition` in the key's order, or sorted when the key scanner could
@@ -156,7 +195,7 @@ struct Tables {
     /// hold the connectors' partition sets (see [`live`]).
     data: LiveKeys,
     /// Connectors that have (or had) tracked partitions: Java's `connectorPartitions` keys.
-    connectors: PSet<String>,
+    connectors: PSet<Name>,
 }
 
 /// What handling an offsets record did. Every record is applied (the data map is updated byte
@@ -301,20 +340,21 @@ impl Topic for OffsetTopic {
         events: &mut Events<'_, OffsetEvent>,
     ) -> Result<(), OffsetSkip> {
         let (shape, slot) = classify_with_slot(record.key);
-        let partition = match shape {
-            KeyView::Partition(key) => Some(key),
-            KeyView::NullPartition => {
+        let connector = match shape {
+            KeyClass::Partition(connector) => Some(connector),
+            KeyClass::NullPartition => {
                 self.null_partition_keys += 1;
                 None
             }
-            KeyView::Ignored(_) => {
+            KeyClass::Ignored => {
                 self.untracked_keys += 1;
                 None
             }
         };
-        if let Some(key) = &partition {
-            if !self.tables.connectors.contains(key.connector.as_ref()) {
-                self.tables.connectors.insert(key.connector.as_ref().into());
+        if let Some(connector) = &connector {
+            let connector = Name::key(connector);
+            if !self.tables.connectors.contains(&connector) {
+                self.tables.connectors.insert(connector.to_key());
             }
         }
         let data = &mut self.tables.data;
@@ -324,10 +364,10 @@ impl Topic for OffsetTopic {
                 // with its content already added it; the key that did stays tracked. (Keys of
                 // other shapes are never tracked.)
                 let position = (record.partition, record.offset);
-                match (&partition, record.key) {
-                    (Some(key), Some(bytes)) => {
+                match (&connector, record.key) {
+                    (Some(_), Some(bytes)) => {
                         data.upsert_partition_key(bytes, slot, value, position, |data| {
-                            tracked_by(data, slot, key, bytes).unwrap_or(true)
+                            tracked_by(data, slot, bytes).unwrap_or(true)
                         });
                     }
                     _ => data.upsert(record.key, slot, value, position, false),
@@ -335,8 +375,8 @@ impl Topic for OffsetTopic {
             }
             None => {
                 // Step 7 for a tombstone: the partition leaves the set, whichever key added it.
-                if let (Some(key), Some(bytes)) = (&partition, record.key) {
-                    if let Some(tracking) = tracking_key(data, slot, key, bytes) {
+                if let (Some(_), Some(bytes)) = (&connector, record.key) {
+                    if let Some(tracking) = tracking_key(data, slot, bytes) {
                         data.set_tracked(&tracking, slot, false);
                     }
                 }
@@ -418,7 +458,7 @@ impl OffsetSnapshot {
 
     /// Connectors that have (or had) tracked partitions.
     pub fn connectors(&self) -> impl Iterator<Item = &str> + '_ {
-        self.0.connectors.iter().map(String::as_str)
+        self.0.connectors.iter().map(Name::as_str)
     }
 
     /// Java's `connectorPartitions(name)`: the connector's known partitions, sorted.
