@@ -28,6 +28,7 @@
 
 use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
+use arrayvec::ArrayVec;
 
 use super::{JsonObject, JsonValue};
 
@@ -72,6 +73,35 @@ const fn spread(hash_code: i32) -> u32 {
 /// assert_eq!(hash_map_order(&keys), [1, 0]);
 /// ```
 pub fn hash_map_order<S: AsRef<str>>(keys_in_insertion_order: &[S]) -> Vec<usize> {
+    small_map_order(keys_in_insertion_order).unwrap_or_else(|| table_order(keys_in_insertion_order))
+}
+
+/// [`hash_map_order`] for at most [`TREEIFY_THRESHOLD`] distinct keys (`None` for more): they
+/// stay in the first table (no bucket grows past the threshold, and the size stays below
+/// the first resize's 12), so the order is each key's bucket in that table, and insertion
+/// order within a bucket. Most partitions and offsets have a member or two: this path
+/// allocates only the answer.
+fn small_map_order<S: AsRef<str>>(keys_in_insertion_order: &[S]) -> Option<Vec<usize>> {
+    let mut distinct: ArrayVec<(u32, usize), TREEIFY_THRESHOLD> = ArrayVec::new();
+    for (index, key) in keys_in_insertion_order.iter().enumerate() {
+        let key = key.as_ref();
+        let seen = distinct.iter().any(|&(_, earlier)| {
+            keys_in_insertion_order
+                .get(earlier)
+                .is_some_and(|k| k.as_ref() == key)
+        });
+        if !seen {
+            let bucket = spread(string_hash_code(key)) & (INITIAL_CAPACITY as u32 - 1);
+            distinct.try_push((bucket, index)).ok()?;
+        }
+    }
+    // Stable: keys of one bucket keep their insertion order, as in its list.
+    distinct.sort_by_key(|&(bucket, _)| bucket);
+    Some(distinct.iter().map(|&(_, index)| index).collect())
+}
+
+/// [`hash_map_order`] by the model of Java's table, resizes included.
+fn table_order<S: AsRef<str>>(keys_in_insertion_order: &[S]) -> Vec<usize> {
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut table = Table::new();
     for (index, key) in keys_in_insertion_order.iter().enumerate() {
@@ -501,5 +531,25 @@ mod tests {
         assert_eq!(big_integer_hash_code("-9223372036854775809"), i32::MAX);
         assert_eq!(big_integer_hash_code("0"), 0);
         assert_eq!(big_integer_hash_code("5"), 5);
+    }
+
+    proptest::proptest! {
+        /// The first table's shortcut gives the table model's order, repeats (one letter)
+        /// and shared buckets (16 of them) included, and declines only beyond eight distinct
+        /// names.
+        #[test]
+        fn the_small_map_order_is_the_tables(
+            keys in proptest::collection::vec(
+                proptest::prop_oneof!["[a-p]", "[a-z]{2,4}"],
+                0..12,
+            ),
+        ) {
+            let distinct = keys.iter().collect::<BTreeSet<_>>().len();
+            match small_map_order(&keys) {
+                Some(order) => proptest::prop_assert_eq!(order, table_order(&keys)),
+                None => proptest::prop_assert!(distinct > TREEIFY_THRESHOLD),
+            }
+            proptest::prop_assert_eq!(hash_map_order(&keys), table_order(&keys));
+        }
     }
 }

@@ -65,26 +65,26 @@ fn listing(
     connector: &str,
     partitions: &[OrderedMap],
 ) -> ConnectorOffsets {
-    let mut entries: Vec<ConnectorOffset> = offsets
-        .offsets(connector, partitions)
-        .offsets
+    let (read, _omitted) = offsets.read_offsets(connector, partitions);
+    let mut entries: Vec<ConnectorOffset> = read
         .into_iter()
-        .map(|(partition, offset)| {
+        .map(|answer| {
             // Java's converter fills the offset's `HashMap` in the stored text's member order,
             // which decides the order of names that share a bucket (found by the oracle).
-            let names = offset_key(connector, Some(&partition))
-                .ok()
-                .and_then(|key| offsets.get(Some(&key)))
+            let names = answer
+                .record
                 .and_then(|stored| super::partition_key::top_level_member_names(stored.value()))
                 .unwrap_or_default();
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             ConnectorOffset {
-                offset: offset.map(|o| OrderedMap::java_hash_map(&o, &names)),
-                partition,
+                offset: answer.offset.map(|o| OrderedMap::java_hash_map(&o, &names)),
+                partition: answer.partition,
             }
         })
         .collect();
-    entries.sort_by_key(|e| e.partition.to_object());
+    // Already in order when the partitions came sorted (a listing of one topic): the sort then
+    // compares neighbours only.
+    entries.sort_by(|a, b| a.partition.content().cmp(&b.partition.content()));
     ConnectorOffsets { offsets: entries }
 }
 

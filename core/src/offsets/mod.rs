@@ -20,7 +20,7 @@ mod stack_bytes;
 mod writer;
 
 use alloc::borrow::Cow;
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeSet;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -554,47 +554,95 @@ impl OffsetSnapshot {
     /// `OffsetStorageReader.offsets(partitions)` for `connector` (KIP-131, spec §4.6): each
     /// partition is serialized in its own member order and looked up by exact key bytes.
     pub fn offsets(&self, connector: &str, partitions: &[OrderedMap]) -> OffsetLookup {
-        let mut lookup = OffsetLookup::default();
-        let mut seen_keys: BTreeSet<Vec<u8>> = BTreeSet::new();
+        let (read, omitted) = self.read_offsets(connector, partitions);
+        OffsetLookup {
+            offsets: read
+                .into_iter()
+                .map(|answer| (answer.partition, answer.offset))
+                .collect(),
+            omitted,
+        }
+    }
+
+    /// [`offsets`](Self::offsets), each answer with the record its offset was read from (the
+    /// KIP-875 listing orders the offset's members by that record's text).
+    ///
+    /// Both of Java's collapses (a key already looked up; a map equal to one already answered)
+    /// find their earlier entry through a hash (the key's murmur2, the map's `hashCode`) and
+    /// compare in full only on a tie: a connector's partitions share long prefixes, which an
+    /// ordered set of keys or maps compared byte by byte at every step of every search.
+    pub(crate) fn read_offsets<'a>(
+        &'a self,
+        connector: &str,
+        partitions: &[OrderedMap],
+    ) -> (Vec<ReadOffset<'a>>, Vec<(OrderedMap, Omitted)>) {
+        let mut read: Vec<ReadOffset<'a>> = Vec::new();
+        let mut omitted = Vec::new();
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        let mut key_index: BTreeSet<(i32, usize)> = BTreeSet::new();
         // Java's answer is a `HashMap` keyed by the requested maps: equal maps (in any member
         // order) collapse into the first one requested, holding the value read last.
-        let mut by_content: BTreeMap<JsonObject, usize> = BTreeMap::new();
+        let mut content_index: BTreeSet<(i32, usize)> = BTreeSet::new();
         for partition in partitions {
             let key = match offset_key(connector, Some(partition)) {
                 Ok(key) => key,
                 Err(e) => {
-                    lookup
-                        .omitted
-                        .push((partition.clone(), Omitted::InvalidPartition(e)));
+                    omitted.push((partition.clone(), Omitted::InvalidPartition(e)));
                     continue;
                 }
             };
-            if !seen_keys.insert(key.clone()) {
+            let key_hash = murmur2(&key);
+            let mut same_hash = key_index.range((key_hash, 0)..=(key_hash, usize::MAX));
+            if same_hash.any(|&(_, i)| keys.get(i) == Some(&key)) {
                 continue;
             }
-            let offset = match self.get(Some(&key)) {
-                None => Ok(None),
-                Some(stored) => read_offset(stored.value()),
-            };
-            match offset {
-                Ok(offset) => {
-                    let content = partition.to_object();
-                    match by_content
-                        .get(&content)
-                        .and_then(|&i| lookup.offsets.get_mut(i))
-                    {
-                        Some(slot) => slot.1 = offset,
-                        None => {
-                            by_content.insert(content, lookup.offsets.len());
-                            lookup.offsets.push((partition.clone(), offset));
-                        }
-                    }
+            let record = self.get(Some(&key));
+            key_index.insert((key_hash, keys.len()));
+            keys.push(key);
+            let offset = match record.map(|stored| read_offset(stored.value())) {
+                None => None,
+                Some(Ok(offset)) => offset,
+                Some(Err(why)) => {
+                    omitted.push((partition.clone(), why));
+                    continue;
                 }
-                Err(why) => lookup.omitted.push((partition.clone(), why)),
+            };
+            let content_hash = partition.hash_code();
+            let content = partition.content();
+            let earlier = content_index
+                .range((content_hash, 0)..=(content_hash, usize::MAX))
+                .map(|&(_, i)| i)
+                .find(|&i| {
+                    read.get(i)
+                        .is_some_and(|a| a.partition.content() == content)
+                });
+            match earlier.and_then(|i| read.get_mut(i)) {
+                Some(answer) => {
+                    answer.offset = offset;
+                    answer.record = record;
+                }
+                None => {
+                    content_index.insert((content_hash, read.len()));
+                    read.push(ReadOffset {
+                        partition: partition.clone(),
+                        offset,
+                        record,
+                    });
+                }
             }
         }
-        lookup
+        (read, omitted)
     }
+}
+
+/// One answer of [`OffsetSnapshot::read_offsets`].
+pub(crate) struct ReadOffset<'a> {
+    /// The requested partition (the first of the equal ones).
+    pub(crate) partition: OrderedMap,
+    /// Its offset: `None` when nothing is stored or the value is null.
+    pub(crate) offset: Option<JsonObject>,
+    /// The record the offset was read from.
+    pub(crate) record: Option<&'a StoredOffset>,
 }
 
 /// Converts stored value bytes as the reader does: JSON, then null or a map of primitives.

@@ -1,7 +1,7 @@
 //! Source partitions and offsets as Java serializes them: maps whose member order is the order
 //! of the Java `Map` being written (spec §4.1, §4.9), and `OffsetUtils.validateFormat`.
 
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -51,19 +51,14 @@ impl OrderedMap {
     /// The members of `object` in the iteration order of a Java `HashMap` filled by `put` in
     /// `insertion_order` (names of `object`; names missing from it are appended in sorted order).
     pub fn java_hash_map(object: &JsonObject, insertion_order: &[&str]) -> Self {
-        let mut seen: BTreeSet<&str> = BTreeSet::new();
-        let mut names: Vec<&str> = insertion_order
+        // `hash_map_order` keeps the first occurrence of a repeated name.
+        let names: Vec<&str> = insertion_order
             .iter()
             .copied()
-            .filter(|n| object.contains_key(*n) && seen.insert(n))
+            .filter(|n| object.contains_key(*n))
+            .chain(object.keys().map(String::as_str))
             .collect();
-        for name in object.keys() {
-            if seen.insert(name) {
-                names.push(name);
-            }
-        }
-        let order = hash_map_order(&names);
-        let mut members: Vec<(String, JsonValue)> = order
+        let mut members: Vec<(String, JsonValue)> = hash_map_order(&names)
             .into_iter()
             .filter_map(|i| {
                 let name = *names.get(i)?;
@@ -174,7 +169,9 @@ pub fn validate_value(value: &JsonValue) -> Result<(), FormatError> {
 /// The key bytes of `[connector, partition]`, as Java's converter writes them: compact JSON, the
 /// partition's members in its order, `null` for no partition. Validates the partition first.
 pub fn offset_key(connector: &str, partition: Option<&OrderedMap>) -> Result<Vec<u8>, FormatError> {
-    let mut out = String::from("[");
+    // Room for the usual key (a connector name, a member or two) without growing.
+    let mut out = String::with_capacity(connector.len() + 96);
+    out.push('[');
     write_str(&mut out, connector);
     out.push(',');
     match partition {

@@ -184,6 +184,10 @@ pub(crate) fn top_level_member_names(bytes: &[u8]) -> Option<Vec<String>> {
     object_member_names(scan)
 }
 
+/// Up to this many names, a repeat is found by comparing with each name kept; beyond, through
+/// an ordered set (an object from a topic can have any number of members).
+const FEW_NAMES: usize = 16;
+
 /// The member names of the object starting at the scanner (after white space).
 fn object_member_names(mut scan: Scanner<'_>) -> Option<Vec<String>> {
     scan.expect(b'{')?;
@@ -196,11 +200,16 @@ fn object_member_names(mut scan: Scanner<'_>) -> Option<Vec<String>> {
         }
         let start = scan.pos;
         scan.skip_string()?;
-        let Ok(Some(JsonValue::String(name))) = json::parse(scan.bytes.get(start..scan.pos)?)
-        else {
-            return None;
+        let name = member_name(scan.bytes.get(start..scan.pos)?)?;
+        let repeated = if names.len() < FEW_NAMES {
+            names.contains(&name)
+        } else {
+            if seen.is_empty() {
+                seen.extend(names.iter().cloned());
+            }
+            !seen.insert(name.clone())
         };
-        if seen.insert(name.clone()) {
+        if !repeated {
             names.push(name);
         }
         scan.expect(b':')?;
@@ -211,6 +220,19 @@ fn object_member_names(mut scan: Scanner<'_>) -> Option<Vec<String>> {
             b'}' => return Some(names),
             _ => return None,
         }
+    }
+}
+
+/// The text of a JSON string (`quoted`, quotes included, from text the reader accepted): its
+/// bytes when it has no escape, else as the reader decodes it.
+fn member_name(quoted: &[u8]) -> Option<String> {
+    let inner = quoted.get(1..quoted.len().checked_sub(1)?)?;
+    if !inner.contains(&b'\\') {
+        return core::str::from_utf8(inner).ok().map(String::from);
+    }
+    match json::parse(quoted) {
+        Ok(Some(JsonValue::String(name))) => Some(name),
+        _ => None,
     }
 }
 
