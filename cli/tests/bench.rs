@@ -57,6 +57,9 @@ fn tiny_bench_reports_every_field_as_json() {
         "backup_document_bytes",
         "restore_seconds",
         "restore_records",
+        "outputs_replay_seconds",
+        "outputs_replay_json_seconds",
+        "outputs_replay_json_to_replay_ratio",
         "total_seconds",
     ] {
         assert!(number(field) > 0.0, "{field} in {report:#}");

@@ -4,9 +4,12 @@
 //! --format json` of one side, `diff` of the two sides (JSON and table) and of one side with
 //! itself are written to a sink, each measured as the peak growth of the resident set over
 //! the states; and `offsets import` of a KIP-875 document with as many entries as the topic
-//! has source partitions is measured per entry.
+//! has source partitions is measured per entry. Writing `replay --format json` of one side
+//! (every entry, every connector's partitions and its KIP-875 listing) is also timed against
+//! that side's replay: what `inspect` and `replay` spend after the records are read.
 
 use std::io::Write;
+use std::time::Instant;
 
 use connect_state_ops::diff::{compare, Side};
 use connect_state_ops::offsets_file::parse_offsets_file;
@@ -28,6 +31,12 @@ pub struct OutputsFigures {
     pub outputs_states_bytes: Option<u64>,
     /// Peak growth over the states of writing `replay --format json` of one side.
     pub outputs_replay_json_peak_bytes: Option<u64>,
+    /// Seconds to replay one side.
+    pub outputs_replay_seconds: f64,
+    /// Seconds to write `replay --format json` of that side to a sink.
+    pub outputs_replay_json_seconds: f64,
+    /// Writing the JSON over replaying the side.
+    pub outputs_replay_json_to_replay_ratio: f64,
     /// Peak growth over the states of `diff --format json` of the two sides (every partition
     /// differs).
     pub outputs_diff_json_peak_bytes: Option<u64>,
@@ -79,13 +88,20 @@ pub fn bench_outputs(scale: &Scale, seed: u64) -> Result<OutputsFigures, CliErro
         }
         log
     };
-    let (states, (a, b)) = peak_of(|| (replay_side(false), replay_side(true)));
+    let (states, (a, b, replay_seconds)) = peak_of(|| {
+        let start = Instant::now();
+        let a = replay_side(false);
+        let seconds = start.elapsed().as_secs_f64();
+        (a, replay_side(true), seconds)
+    });
     let side = |log: &OffsetLog| Side {
         config: ConfigSnapshot::default(),
         offsets: Some(log.snapshot()),
     };
     let (side_a, side_b) = (side(&a), side(&b));
+    let start = Instant::now();
     let (replay_json, written) = peak_of(|| write_pretty(&mut Sink::default(), &Json(&a)));
+    let replay_json_seconds = start.elapsed().as_secs_f64();
     written?;
     let (diff_json, written) = peak_of(|| {
         let difference = compare(&side_a, &side_b, false);
@@ -121,6 +137,9 @@ pub fn bench_outputs(scale: &Scale, seed: u64) -> Result<OutputsFigures, CliErro
         outputs_partitions: snapshot.len() as u64,
         outputs_states_bytes: states,
         outputs_replay_json_peak_bytes: replay_json,
+        outputs_replay_seconds: replay_seconds,
+        outputs_replay_json_seconds: replay_json_seconds,
+        outputs_replay_json_to_replay_ratio: replay_json_seconds / replay_seconds,
         outputs_diff_json_peak_bytes: diff_json,
         outputs_diff_table_peak_bytes: diff_table,
         outputs_diff_same_peak_bytes: diff_same,

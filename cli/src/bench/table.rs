@@ -220,6 +220,16 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "bounded by the state",
         ),
         row(
+            "outputs: replay --format json of a side / its replay",
+            format!(
+                "{:.2}x ({:.2} s vs {:.2} s)",
+                r.outputs.outputs_replay_json_to_replay_ratio,
+                r.outputs.outputs_replay_json_seconds,
+                r.outputs.outputs_replay_seconds
+            ),
+            "",
+        ),
+        row(
             "outputs: diff json / table / same sides, peak over the states",
             format!(
                 "{} / {} / {}",
