@@ -2,7 +2,7 @@
 //! (spec §4.10), plus Java's precondition check.
 
 use alloc::collections::btree_map::Entry;
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -42,8 +42,17 @@ pub struct ConnectorOffsets {
 /// partition whose stored key used another member order therefore shows `"offset": null`, as
 /// in Java (spec §6 item 2).
 pub fn list(offsets: &OffsetSnapshot, connector: &str) -> ConnectorOffsets {
-    let partitions = offsets.connector_partitions_java_order(connector);
-    listing(offsets, connector, &partitions)
+    let (partitions, _) = offsets.tracked_page(connector, 0, usize::MAX);
+    listing(offsets, connector, likely_records(&partitions))
+}
+
+/// Tracked partitions (from [`OffsetSnapshot::tracked_page`]) as [`listing`] takes them.
+fn likely_records<'a>(
+    tracked: &'a [(OrderedMap, &'a StoredOffset)],
+) -> impl Iterator<Item = (&'a OrderedMap, Option<&'a StoredOffset>)> {
+    tracked
+        .iter()
+        .map(|(partition, stored)| (partition, Some(*stored)))
 }
 
 /// One page of [`list`]: the entries `skip..skip + take` of the listing, and how many
@@ -55,15 +64,19 @@ pub fn list_page(
     skip: usize,
     take: usize,
 ) -> (ConnectorOffsets, usize) {
-    let (partitions, total) = offsets.connector_partitions_page(connector, skip, take);
-    (listing(offsets, connector, &partitions), total)
+    let (partitions, total) = offsets.tracked_page(connector, skip, take);
+    (
+        listing(offsets, connector, likely_records(&partitions)),
+        total,
+    )
 }
 
-/// Looks `partitions` up in `offsets` and sorts the entries by partition.
-fn listing(
-    offsets: &OffsetSnapshot,
+/// Looks `partitions` up in `offsets` and sorts the entries by partition. A partition may come
+/// with the record of `offsets` that likely holds it (see [`OffsetSnapshot::read_offsets`]).
+fn listing<'a, 'p>(
+    offsets: &'a OffsetSnapshot,
     connector: &str,
-    partitions: &[OrderedMap],
+    partitions: impl IntoIterator<Item = (&'p OrderedMap, Option<&'a StoredOffset>)>,
 ) -> ConnectorOffsets {
     let (read, _omitted) = offsets.read_offsets(connector, partitions);
     let mut entries: Vec<ConnectorOffset> = read
@@ -99,13 +112,14 @@ pub fn list_combined(
     worker_topic: &OffsetSnapshot,
     connector: &str,
 ) -> ConnectorOffsets {
-    let mut partitions = worker_topic.connector_partitions_java_order(connector);
-    for p in connector_topic.connector_partitions_java_order(connector) {
-        if !partitions.iter().any(|q| q.to_object() == p.to_object()) {
-            partitions.push(p);
-        }
-    }
-    listing(connector_topic, connector, &partitions)
+    let worker = worker_topic.connector_partitions_java_order(connector);
+    let (own, _) = connector_topic.tracked_page(connector, 0, usize::MAX);
+    let known: BTreeSet<Content<'_>> = worker.iter().map(OrderedMap::content).collect();
+    let partitions = worker
+        .iter()
+        .map(|partition| (partition, None))
+        .chain(likely_records(&own).filter(|(partition, _)| !known.contains(&partition.content())));
+    listing(connector_topic, connector, partitions)
 }
 
 /// Where a record for `key` goes: the partition where the key's live record was read, so a

@@ -507,35 +507,50 @@ impl OffsetSnapshot {
         skip: usize,
         take: usize,
     ) -> (Vec<OrderedMap>, usize) {
-        let mut tracked: Vec<(PartitionKey, &[u8])> = self.tracked(connector).collect();
+        let (page, total) = self.tracked_page(connector, skip, take);
+        (
+            page.into_iter().map(|(partition, _)| partition).collect(),
+            total,
+        )
+    }
+
+    /// [`connector_partitions_page`](Self::connector_partitions_page), each partition with the
+    /// record of the key that added it: the record a lookup of the partition finds when that
+    /// key is already in Java's member order (see [`read_offsets`](Self::read_offsets)).
+    pub(crate) fn tracked_page(
+        &self,
+        connector: &str,
+        skip: usize,
+        take: usize,
+    ) -> (Vec<(OrderedMap, &StoredOffset)>, usize) {
+        let mut tracked: Vec<(PartitionKey, &StoredOffset)> = self.tracked(connector).collect();
         tracked.sort_unstable_by(|a, b| a.0.partition.cmp(&b.0.partition));
         let page = tracked
             .iter()
             .skip(skip)
             .take(take)
-            .map(|(k, bytes)| {
-                let order = partition_key::member_order(bytes);
-                OrderedMap::java_hash_map(&k.partition, &names_in_order(&k.partition, &order))
+            .map(|(k, stored)| {
+                let order = partition_key::member_order(stored.key());
+                let names = names_in_order(&k.partition, &order);
+                (OrderedMap::java_hash_map(&k.partition, &names), *stored)
             })
             .collect();
         (page, tracked.len())
     }
 
     /// The connector's tracked partitions (each as the key that added it, and that key's
-    /// bytes), in storage order.
-    fn tracked<'a>(
+    /// record), in storage order.
+    fn tracked<'a, 'c>(
         &'a self,
-        connector: &'a str,
-    ) -> impl Iterator<Item = (PartitionKey, &'a [u8])> + 'a {
+        connector: &'c str,
+    ) -> impl Iterator<Item = (PartitionKey, &'a StoredOffset)> + use<'a, 'c> {
         self.0
             .data
             .with_high_bits(hash32(connector.as_bytes()))
             .filter(|stored| stored.is_tracked())
             .filter_map(
                 move |stored| match partition_key::classify(Some(stored.key())) {
-                    KeyShape::Partition(key) if key.connector == connector => {
-                        Some((key, stored.key()))
-                    }
+                    KeyShape::Partition(key) if key.connector == connector => Some((key, stored)),
                     _ => None,
                 },
             )
@@ -554,7 +569,7 @@ impl OffsetSnapshot {
     /// `OffsetStorageReader.offsets(partitions)` for `connector` (KIP-131, spec §4.6): each
     /// partition is serialized in its own member order and looked up by exact key bytes.
     pub fn offsets(&self, connector: &str, partitions: &[OrderedMap]) -> OffsetLookup {
-        let (read, omitted) = self.read_offsets(connector, partitions);
+        let (read, omitted) = self.read_offsets(connector, partitions.iter().map(|p| (p, None)));
         OffsetLookup {
             offsets: read
                 .into_iter()
@@ -565,16 +580,19 @@ impl OffsetSnapshot {
     }
 
     /// [`offsets`](Self::offsets), each answer with the record its offset was read from (the
-    /// KIP-875 listing orders the offset's members by that record's text).
+    /// KIP-875 listing orders the offset's members by that record's text). A partition may come
+    /// with a record of this snapshot that is likely the one under its key (the tracked key
+    /// that added it): when the key bytes are that record's, the record is the answer without a
+    /// search of the state.
     ///
     /// Both of Java's collapses (a key already looked up; a map equal to one already answered)
     /// find their earlier entry through a hash (the key's murmur2, the map's `hashCode`) and
     /// compare in full only on a tie: a connector's partitions share long prefixes, which an
     /// ordered set of keys or maps compared byte by byte at every step of every search.
-    pub(crate) fn read_offsets<'a>(
+    pub(crate) fn read_offsets<'a, 'p>(
         &'a self,
         connector: &str,
-        partitions: &[OrderedMap],
+        partitions: impl IntoIterator<Item = (&'p OrderedMap, Option<&'a StoredOffset>)>,
     ) -> (Vec<ReadOffset<'a>>, Vec<(OrderedMap, Omitted)>) {
         let mut read: Vec<ReadOffset<'a>> = Vec::new();
         let mut omitted = Vec::new();
@@ -583,7 +601,7 @@ impl OffsetSnapshot {
         // Java's answer is a `HashMap` keyed by the requested maps: equal maps (in any member
         // order) collapse into the first one requested, holding the value read last.
         let mut content_index: BTreeSet<(i32, usize)> = BTreeSet::new();
-        for partition in partitions {
+        for (partition, likely) in partitions {
             let key = match offset_key(connector, Some(partition)) {
                 Ok(key) => key,
                 Err(e) => {
@@ -596,7 +614,10 @@ impl OffsetSnapshot {
             if same_hash.any(|&(_, i)| keys.get(i) == Some(&key)) {
                 continue;
             }
-            let record = self.get(Some(&key));
+            let record = match likely {
+                Some(stored) if stored.key() == key.as_slice() => Some(stored),
+                _ => self.get(Some(&key)),
+            };
             key_index.insert((key_hash, keys.len()));
             keys.push(key);
             let offset = match record.map(|stored| read_offset(stored.value())) {
