@@ -2,7 +2,9 @@
 //! over a real Kafka cluster, with rdkafka (librdkafka built from its bundled source) and tokio.
 //!
 //! * Reading: manual assignment of each partition from the requested offset (no consumer group
-//!   offsets), reading until the partition's end-of-partition event, `read_committed` when asked
+//!   offsets); a partition read stays assigned with a queue of its own, so librdkafka prefetches
+//!   every partition while the store applies one; reading until the partition's
+//!   end-of-partition event, `read_committed` when asked
 //!   (Java's rule: when exactly-once source support is `enabled`); records a broker resends below
 //!   the requested offset are dropped.
 //! * Writing: `acks=all` with librdkafka's `murmur2_random` partitioner, which places keys on the
@@ -20,6 +22,7 @@
 
 mod context;
 pub mod raw;
+mod reader;
 mod settings;
 mod transport;
 

@@ -118,6 +118,15 @@ impl KafkaSettings {
         if !self.properties.contains_key("fetch.queue.backoff.ms") {
             config.set("fetch.queue.backoff.ms", "10");
         }
+        // Every partition read stays assigned with a queue of its own (see `reader`), and
+        // librdkafka's prefetch limits then hold per partition: its default of 100,000 messages
+        // each had a 25-partition offsets topic of 1.1 million records buffered whole while the
+        // machine applied it (RSS 650 MB instead of 310 MB, and slower). 10,000 keeps two of the
+        // store's batches ahead (RSS 380 MB; 5,000 and 100,000 read more slowly). A
+        // `-X queued.min.messages` still wins.
+        if !self.properties.contains_key("queued.min.messages") {
+            config.set("queued.min.messages", "10000");
+        }
         config.set(
             "isolation.level",
             if self.read_committed {
@@ -198,10 +207,19 @@ mod tests {
             get(&defaults, "fetch.queue.backoff.ms").as_deref(),
             Some("10")
         );
+        assert_eq!(
+            get(&defaults, "queued.min.messages").as_deref(),
+            Some("10000")
+        );
         let told = KafkaSettings::new("b:9092")
             .with_property("fetch.wait.max.ms", "500")
             .with_property("fetch.queue.backoff.ms", "1000")
+            .with_property("queued.min.messages", "100000")
             .reader_config("g");
+        assert_eq!(
+            get(&told, "queued.min.messages").as_deref(),
+            Some("100000")
+        );
         assert_eq!(get(&told, "fetch.wait.max.ms").as_deref(), Some("500"));
         assert_eq!(
             get(&told, "fetch.queue.backoff.ms").as_deref(),

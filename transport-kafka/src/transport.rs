@@ -8,32 +8,26 @@ use async_trait::async_trait;
 use connect_state_store::{
     FetchedBatch, NewTopic, ProduceMode, TopicDescription, Transport, TransportError,
 };
-use engine::{OwnedRecord, ProducerRecord};
+use engine::ProducerRecord;
 use rdkafka::admin::{
     AdminClient, AdminOptions, NewTopic as KafkaNewTopic, ResourceSpecifier, TopicReplication,
 };
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::message::Message;
 use rdkafka::producer::{DeliveryFuture, FutureProducer, FutureRecord, Producer};
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::context::Context;
+use crate::reader::Reader;
 use crate::settings::KafkaSettings;
-
-/// How long one `poll` waits before the fetch loop checks its deadline again.
-const POLL_SLICE: Duration = Duration::from_millis(100);
-
-/// The most records a fetch reserves room for before reading any: the store asks for 5,000 by
-/// default, and a larger `fetch_max_records` grows the batch as it fills.
-const MAX_RESERVED_RECORDS: usize = 16_384;
 
 /// The Kafka transport: one consumer with manual assignment (no consumer group offsets are ever
 /// committed), a plain producer (`acks=all`, Java's murmur2 partitioner), a transactional
 /// producer for fenced leader writes, and an admin client.
 pub struct KafkaTransport {
     settings: KafkaSettings,
-    consumer: Arc<Mutex<BaseConsumer<Context>>>,
+    /// The one consumer (one call at a time) and the partitions it reads.
+    reader: Arc<Mutex<Reader>>,
     /// The plain producer, created on the first plain write (readers never pay for it).
     producer: std::sync::OnceLock<FutureProducer<Context>>,
     transactional: tokio::sync::Mutex<Option<FutureProducer<Context>>>,
@@ -44,7 +38,7 @@ pub struct KafkaTransport {
     _watch: Option<rdkafka::producer::ThreadedProducer<Context>>,
 }
 
-fn broker(topic: &str, error: impl std::fmt::Display) -> TransportError {
+pub(crate) fn broker(topic: &str, error: impl std::fmt::Display) -> TransportError {
     TransportError::Broker {
         topic: topic.to_string(),
         reason: error.to_string(),
@@ -126,7 +120,7 @@ fn gave_up(context: &Context, topic: &str, error: KafkaError) -> TransportError 
 }
 
 /// The fatal failure the clients reported, as a broker error of `topic`.
-fn fatal(context: &Context, topic: &str) -> Result<(), TransportError> {
+pub(crate) fn fatal(context: &Context, topic: &str) -> Result<(), TransportError> {
     match context.failure() {
         Some(reason) => Err(TransportError::Broker {
             topic: topic.to_string(),
@@ -150,7 +144,9 @@ impl KafkaTransport {
         let context = Context::new(&settings);
         let consumer = settings.reader_config("connect-state-reader");
         Ok(Self {
-            consumer: Arc::new(Mutex::new(consumer.create_with_context(context.clone())?)),
+            reader: Arc::new(Mutex::new(Reader::new(
+                consumer.create_with_context(context.clone())?,
+            ))),
             producer: std::sync::OnceLock::new(),
             transactional: tokio::sync::Mutex::new(None),
             admin: settings
@@ -208,13 +204,23 @@ impl KafkaTransport {
         topic: &str,
         f: impl FnOnce(&BaseConsumer<Context>) -> Result<R, TransportError> + Send + 'static,
     ) -> Result<R, TransportError> {
-        let consumer = Arc::clone(&self.consumer);
+        self.with_reader(topic, move |reader| f(reader.consumer()))
+            .await
+    }
+
+    /// Runs a blocking call on the reader off the async threads.
+    async fn with_reader<R: Send + 'static>(
+        &self,
+        topic: &str,
+        f: impl FnOnce(&mut Reader) -> Result<R, TransportError> + Send + 'static,
+    ) -> Result<R, TransportError> {
+        let reader = Arc::clone(&self.reader);
         tokio::task::spawn_blocking(move || {
-            let guard = consumer.lock().map_err(|_| TransportError::Broker {
+            let mut guard = reader.lock().map_err(|_| TransportError::Broker {
                 topic: String::new(),
                 reason: "the consumer lock was poisoned by a panic".into(),
             })?;
-            f(&guard)
+            f(&mut guard)
         })
         .await
         .map_err(|e| broker(topic, e))?
@@ -492,8 +498,8 @@ impl KafkaTransport {
         self.check_fatal(topic)?;
         let timeout = self.settings.request_timeout;
         let name = topic.to_string();
-        self.with_consumer(topic, move |c| {
-            fetch_blocking(c, &name, partition, from, max_records.max(1), timeout)
+        self.with_reader(topic, move |reader| {
+            reader.fetch(&name, partition, from, max_records.max(1), timeout)
         })
         .await
     }
@@ -562,126 +568,4 @@ impl Transport for KafkaTransport {
     ) -> Result<Vec<(i32, i64)>, TransportError> {
         self.redact(self.produce_unredacted(topic, records, mode).await)
     }
-}
-
-/// Whether the consumer is assigned exactly this partition and positioned at `from`: the next
-/// fetch then goes on without a new assignment, keeping what librdkafka has prefetched.
-fn continues_at(consumer: &BaseConsumer<Context>, topic: &str, partition: i32, from: i64) -> bool {
-    let assigned = consumer
-        .assignment()
-        .is_ok_and(|a| a.count() == 1 && a.find_partition(topic, partition).is_some());
-    assigned
-        && consumer.position().is_ok_and(|p| {
-            p.find_partition(topic, partition)
-                .is_some_and(|e| e.offset() == Offset::Offset(from))
-        })
-}
-
-/// Reads one partition from `from`: up to `max` records, stopping at the partition's end.
-/// Records below `from` (a broker resending a batch) are dropped. `next_offset` is the consumer's
-/// position, which moves past transaction markers and compacted gaps.
-///
-/// A message librdkafka already holds is taken without waiting (`poll` with no timeout); the
-/// clock, the deadline and the fatal-error flag are looked at only when none is waiting or one
-/// is dropped. Checking them for every message took a lock and a clock read per record, which
-/// profiles showed among the fetch threads' largest costs.
-fn fetch_blocking(
-    consumer: &BaseConsumer<Context>,
-    topic: &str,
-    partition: i32,
-    from: i64,
-    max: usize,
-    timeout: Duration,
-) -> Result<FetchedBatch, TransportError> {
-    if !continues_at(consumer, topic, partition, from) {
-        let mut assignment = TopicPartitionList::new();
-        assignment
-            .add_partition_offset(topic, partition, Offset::Offset(from))
-            .map_err(|e| broker(topic, e))?;
-        consumer.assign(&assignment).map_err(|e| broker(topic, e))?;
-    }
-    fatal(consumer.context(), topic)?;
-    let deadline = Instant::now() + timeout;
-    // Room for the whole batch at once (a batch grown by doubling copies itself and touches
-    // fresh memory at each step), within reason whatever `max` is.
-    let mut records = Vec::with_capacity(max.min(MAX_RESERVED_RECORDS));
-    let mut next = from;
-    // librdkafka recovers from transient errors (a broker going away and coming back) by itself:
-    // keep polling, and report the last error only if the whole timeout passes without progress.
-    let mut last_error = None;
-    while records.len() < max {
-        let polled = match consumer.poll(Duration::ZERO) {
-            Some(polled) => polled,
-            None => {
-                // Nothing waiting: check the deadline and the connection, then wait.
-                let now = Instant::now();
-                if now >= deadline {
-                    break;
-                }
-                fatal(consumer.context(), topic)?;
-                match consumer.poll((deadline - now).min(POLL_SLICE)) {
-                    Some(polled) => polled,
-                    None => continue,
-                }
-            }
-        };
-        match polled {
-            Ok(message) => {
-                if message.topic() != topic
-                    || message.partition() != partition
-                    || message.offset() < next
-                {
-                    // Dropped: a stream of these must not outlive the deadline.
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    continue;
-                }
-                records.push(OwnedRecord {
-                    partition,
-                    offset: message.offset(),
-                    key: message.key().map(<[u8]>::to_vec),
-                    value: message.payload().map(<[u8]>::to_vec),
-                    timestamp: message.timestamp().to_millis().filter(|ts| *ts >= 0),
-                });
-                next = message.offset() + 1;
-            }
-            Err(KafkaError::PartitionEOF(p)) if p == partition => {
-                if let Ok(position) = consumer.position() {
-                    if let Some(Offset::Offset(o)) = position
-                        .find_partition(topic, partition)
-                        .map(|e| e.offset())
-                    {
-                        next = next.max(o);
-                    }
-                }
-                if next > from || !records.is_empty() {
-                    break;
-                }
-                // Nothing readable yet (an open transaction under read_committed): wait for it.
-                if Instant::now() >= deadline {
-                    break;
-                }
-            }
-            Err(e) => {
-                last_error = Some(e);
-                fatal(consumer.context(), topic)?;
-                if Instant::now() >= deadline {
-                    break;
-                }
-            }
-        }
-    }
-    if let (Some(e), true) = (last_error, records.is_empty() && next == from) {
-        return Err(TransportError::Fetch {
-            topic: topic.to_string(),
-            partition,
-            offset: from,
-            reason: e.to_string(),
-        });
-    }
-    Ok(FetchedBatch {
-        records,
-        next_offset: next,
-    })
 }

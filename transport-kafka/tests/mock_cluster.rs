@@ -342,3 +342,61 @@ fn a_request_timeout_beyond_librdkafkas_range_is_refused() {
     settings.request_timeout = connect_state_kafka::MAX_REQUEST_TIMEOUT;
     assert!(KafkaTransport::new(settings).is_ok());
 }
+
+/// Reads move from partition to partition and topic to topic with every partition kept
+/// assigned (each with a queue of its own), and a read that goes back or skips ahead in a
+/// partition gets exactly the records from where it asks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetches_go_round_partitions_and_topics_and_move_back_or_ahead_exactly() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("round", 3, 1).unwrap();
+    mock.create_topic("other", 1, 1).unwrap();
+    let transport = transport(&mock, false);
+    let placed = |topic: &'static str, partition: i32, n: i64| {
+        let transport = transport.clone();
+        async move {
+            let records: Vec<ProducerRecord> = (0..n)
+                .map(|i| ProducerRecord {
+                    partition: Some(partition),
+                    ..record(&format!("{topic}-{partition}-{i}"), Some("v"))
+                })
+                .collect();
+            transport
+                .produce(topic, &records, ProduceMode::Plain)
+                .await
+                .unwrap();
+        }
+    };
+    for partition in 0..3 {
+        placed("round", partition, 10).await;
+    }
+    placed("other", 0, 4).await;
+    // (topic, partition, from, max) and the offsets that fetch must give.
+    let steps: [(&str, i32, i64, usize, &[i64]); 9] = [
+        ("round", 0, 0, 2, &[0, 1]),
+        ("round", 1, 0, 3, &[0, 1, 2]),
+        ("round", 2, 0, 1, &[0]),
+        ("round", 0, 2, 2, &[2, 3]),
+        ("other", 0, 0, 10, &[0, 1, 2, 3]),
+        ("round", 1, 3, 2, &[3, 4]),
+        // Back in partition 0, then ahead in partition 2.
+        ("round", 0, 1, 2, &[1, 2]),
+        ("round", 2, 7, 10, &[7, 8, 9]),
+        ("round", 0, 3, 100, &[3, 4, 5, 6, 7, 8, 9]),
+    ];
+    for (topic, partition, from, max, offsets) in steps {
+        let batch = transport.fetch(topic, partition, from, max).await.unwrap();
+        let got: Vec<(i64, Vec<u8>)> = batch
+            .records
+            .iter()
+            .map(|r| (r.offset, r.key.clone().unwrap()))
+            .collect();
+        let expected: Vec<(i64, Vec<u8>)> = offsets
+            .iter()
+            .map(|&o| (o, format!("{topic}-{partition}-{o}").into_bytes()))
+            .collect();
+        assert_eq!(got, expected, "{topic} partition {partition} from {from}");
+        assert!(batch.records.iter().all(|r| r.partition == partition));
+        assert_eq!(batch.next_offset, offsets.last().unwrap() + 1);
+    }
+}
