@@ -103,10 +103,11 @@ impl KafkaSettings {
             .set("enable.partition.eof", "true")
             .set("auto.offset.reset", "earliest")
             .set("allow.auto.create.topics", "false");
-        // Reads move from partition to partition (one assignment at a time): a fetch request
-        // already waiting at the broker for more data of the previous partition holds up the
-        // next one for up to this long (librdkafka's default, 500 ms, made a 25-partition read
-        // take seconds against Apache Kafka). A `-X fetch.wait.max.ms` still wins.
+        // A fetch request waits at the broker up to this long for more data of partitions at
+        // their end, and a partition newly assigned in the middle of a read waits for the request
+        // in flight (librdkafka's default, 500 ms, made a 25-partition read take seconds against
+        // Apache Kafka when partitions were assigned one at a time). A `-X fetch.wait.max.ms`
+        // still wins.
         if !self.properties.contains_key("fetch.wait.max.ms") {
             config.set("fetch.wait.max.ms", "10");
         }
