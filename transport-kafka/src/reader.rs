@@ -79,30 +79,43 @@ impl Reader {
         max: usize,
         timeout: Duration,
     ) -> Result<FetchedBatch, TransportError> {
-        self.place(topic, partition, from)?;
-        fatal(self.consumer.context(), topic)?;
-        let fetched = self.fetch_placed(topic, partition, from, max, timeout);
-        match &fetched {
-            Ok(batch) => {
-                if let Some(assigned) = self.assigned_mut(topic, partition) {
-                    assigned.next = batch.next_offset;
-                }
-            }
+        let consumer = Arc::clone(&self.consumer);
+        let fetched = self.place(topic, partition, from).and_then(|assigned| {
+            fatal(consumer.context(), topic)?;
+            let batch = assigned.read(&consumer, topic, partition, max, timeout)?;
+            assigned.next = batch.next_offset;
+            Ok(batch)
+        });
+        if fetched.is_err() {
             // Where the queue stands is not known after a failure: start the partitions over.
-            Err(_) => self.unassign_all(),
+            self.unassign_all();
         }
         fetched
     }
 
-    /// Makes `topic`'s `partition` assigned with its queue at `from`: kept as it is when its
-    /// last fetch stopped there, otherwise assigned afresh (every partition is, when one has to
+    /// `topic`'s `partition`, assigned with its queue at `from`: kept as it is when its last
+    /// fetch stopped there, otherwise assigned afresh (every partition is, when one has to
     /// move: librdkafka moves a partition's fetch position only through a new assignment).
-    fn place(&mut self, topic: &str, partition: i32, from: i64) -> Result<(), TransportError> {
+    fn place(
+        &mut self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+    ) -> Result<&mut Assigned, TransportError> {
         match self.assigned_mut(topic, partition).map(|a| a.next) {
-            Some(next) if next == from => return Ok(()),
-            Some(_) => self.unassign_all(),
-            None => {}
+            Some(next) if next == from => {}
+            Some(_) => {
+                self.unassign_all();
+                self.assign(topic, partition, from)?;
+            }
+            None => self.assign(topic, partition, from)?,
         }
+        self.assigned_mut(topic, partition)
+            .ok_or_else(|| broker(topic, format!("partition {partition} is not assigned")))
+    }
+
+    /// Adds `topic`'s `partition` at `from` to the assignment, with a queue of its own.
+    fn assign(&mut self, topic: &str, partition: i32, from: i64) -> Result<(), TransportError> {
         // Split before assigning: librdkafka leaves a queue the application has split alone
         // when it starts the partition's fetch, so no record goes to the common queue.
         let queue = self
@@ -136,25 +149,19 @@ impl Reader {
     fn assigned_mut(&mut self, topic: &str, partition: i32) -> Option<&mut Assigned> {
         self.assigned.get_mut(topic)?.get_mut(&partition)
     }
+}
 
-    /// [`fetch`](Self::fetch) once the partition is placed at `from`.
-    fn fetch_placed(
+impl Assigned {
+    /// [`Reader::fetch`] from this partition's queue, which stands at `next`.
+    fn read(
         &self,
+        consumer: &BaseConsumer<Context>,
         topic: &str,
         partition: i32,
-        from: i64,
         max: usize,
         timeout: Duration,
     ) -> Result<FetchedBatch, TransportError> {
-        let Some(queue) = self
-            .assigned
-            .get(topic)
-            .and_then(|p| p.get(&partition))
-            .map(|a| &a.queue)
-        else {
-            return Err(broker(topic, format!("partition {partition} is not assigned")));
-        };
-        let consumer = &*self.consumer;
+        let (queue, from) = (&self.queue, self.next);
         let deadline = Instant::now() + timeout;
         // Room for the whole batch at once (a batch grown by doubling copies itself and touches
         // fresh memory at each step), within reason whatever `max` is.

@@ -217,10 +217,7 @@ mod tests {
             .with_property("fetch.queue.backoff.ms", "1000")
             .with_property("queued.min.messages", "100000")
             .reader_config("g");
-        assert_eq!(
-            get(&told, "queued.min.messages").as_deref(),
-            Some("100000")
-        );
+        assert_eq!(get(&told, "queued.min.messages").as_deref(), Some("100000"));
         assert_eq!(get(&told, "fetch.wait.max.ms").as_deref(), Some("500"));
         assert_eq!(
             get(&told, "fetch.queue.backoff.ms").as_deref(),
