@@ -136,8 +136,10 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
         let near_at = |entries: &Entries<K, V>, i: usize, outside: bool| {
             entries.get(i).map_or(outside, |(k, _)| near(k))
         };
+        // Read before the search: the load of the children's header then overlaps the scan's.
+        let leaf = self.is_leaf();
         match self.search(&key) {
-            Ok(i) if self.is_leaf() => {
+            Ok(i) if leaf => {
                 let before = i.checked_sub(1).map_or(left, |b| near(&self.entries[b].0));
                 if before || near_at(&self.entries, i + 1, right) {
                     return Err((key, value));
@@ -147,7 +149,7 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
             }
             // The neighbours are the last and first entries of the subtrees around it.
             Ok(_) => Err((key, value)),
-            Err(i) if self.is_leaf() => {
+            Err(i) if leaf => {
                 let before = i.checked_sub(1).map_or(left, |b| near(&self.entries[b].0));
                 if before || near_at(&self.entries, i, right) {
                     return Err((key, value));
