@@ -32,6 +32,11 @@ const ND_ZEROS: &[u32] = &[
 /// `None`. For radix 10 Java accepts no letters (ASCII or fullwidth letters only count for
 /// radices above 10), and other numeric characters such as `²` or `½` are not digits.
 fn decimal_digit(c: char) -> Option<u8> {
+    // ASCII first (every digit Java writes): the same answer as the block search below, whose
+    // first block is `'0'`, without the search.
+    if c.is_ascii_digit() {
+        return u8::try_from(c).ok().map(|d| d - b'0');
+    }
     let cp = u32::from(c);
     let block = ND_ZEROS.partition_point(|&zero| zero <= cp);
     let zero = *ND_ZEROS.get(block.checked_sub(1)?)?;
