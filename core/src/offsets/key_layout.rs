@@ -34,7 +34,7 @@ fn scan<'a>(
     bytes: &'a [u8],
     mut member: impl FnMut(&'a str, Scalar<'a>) -> Option<()>,
 ) -> Option<&'a str> {
-    let mut text = Cursor::new(bytes);
+    let mut text = Cursor::new(bytes)?;
     text.literal(b"[\"")?;
     let connector = text.string()?;
     text.literal(b",{")?;

@@ -18,10 +18,7 @@ use crate::json::layout::Cursor;
 
 /// The status `bytes` hold if they have Java's layout, or `None` to read them in full.
 pub(super) fn read(bytes: &[u8]) -> Option<Status> {
-    // One vectorized UTF-8 check of the whole value, then strings are sliced from it: two or
-    // three checks of short strings each cost more (measured on the status replay). A value
-    // that is not UTF-8 is declined, and the general reader reads it as Jackson does.
-    let mut text = Cursor::of_text(simdutf8::basic::from_utf8(bytes).ok()?);
+    let mut text = Cursor::new(bytes)?;
     text.literal(b"{\"state\":\"")?;
     let state = StatusState::from_java_name(text.string()?)?;
     text.literal(b",\"trace\":")?;

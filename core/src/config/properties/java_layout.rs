@@ -16,10 +16,9 @@ use alloc::vec::Vec;
 use crate::json::layout::Cursor;
 
 /// A cursor past the opening Java writes (`{"properties":{`), the whole value checked as UTF-8
-/// once (config values run to a kilobyte: one vectorized check beats one check per string);
-/// `None` for any other opening.
+/// once ([`Cursor::new`]); `None` for any other opening or text that is not UTF-8.
 pub(super) fn open(bytes: &[u8]) -> Option<Cursor<'_>> {
-    let mut text = Cursor::of_text(simdutf8::basic::from_utf8(bytes).ok()?);
+    let mut text = Cursor::new(bytes)?;
     text.literal(b"{\"properties\":{")?;
     Some(text)
 }
