@@ -355,6 +355,23 @@ mod tests {
         assert!(read_encoded(key.as_bytes()).is_none() && read(key.as_bytes()).is_none());
     }
 
+    /// Bytes that are not UTF-8 anywhere in a key are declined whole: the general reader
+    /// decides what the key reads as.
+    #[test]
+    fn text_that_is_not_utf8_is_left_to_the_general_reader() {
+        let keys: [&[u8]; 3] = [
+            b"[\"c\xff\",{\"file\":\"a\"}]",
+            b"[\"c\",{\"file\":\"\xed\xa0\x80\"}]",
+            b"[\"c\",{\"file\":\"a\"}]\xc3",
+        ];
+        for key in keys {
+            assert!(
+                read_encoded(key).is_none() && read(key).is_none(),
+                "{key:?}"
+            );
+        }
+    }
+
     #[test]
     fn java_writes_what_the_layout_reads() {
         use crate::json::JsonValue;

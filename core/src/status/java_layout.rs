@@ -194,4 +194,19 @@ mod tests {
             StatusUpdate::for_task("c", 1, StatusState::Failed, "w", 1).with_trace("boom\n\tat X");
         assert_eq!(read(failed.value().expect("a value").as_bytes()), None);
     }
+
+    /// Bytes that are not UTF-8, in a string or between members, are declined whole: the
+    /// general reader decides what they read as.
+    #[test]
+    fn text_that_is_not_utf8_is_left_to_the_general_reader() {
+        let values: [&[u8]; 3] = [
+            b"{\"state\":\"RUNNING\",\"trace\":null,\"worker_id\":\"w\xff\",\"generation\":1}",
+            b"{\"state\":\"RUNNING\",\"trace\":null,\"worker_id\":\"w\",\"generation\":1}\xc3",
+            b"{\"state\":\"RUNNING\",\"trace\":\"\xed\xa0\x80\",\"worker_id\":null,\"generation\":1}",
+        ];
+        for value in values {
+            assert_eq!(read(value), None, "{value:?}");
+            assert_eq!(values::status(value), values::read_in_full(value));
+        }
+    }
 }
