@@ -12,7 +12,8 @@
 //!   producer (`transactional.id`) for the leader's fenced writes, one transaction per batch and
 //!   write privileges dropped on any failure.
 //! * Admin: topic creation (compact, with the caller's settings) and description (partition count
-//!   and `cleanup.policy`) for the store's start-up checks.
+//!   and `cleanup.policy`) for the store's start-up checks, through one admin client per distinct
+//!   settings that the process's transports share (dropping one waited up to 100 ms).
 //! * Any librdkafka property passes through ([`KafkaSettings::properties`]); secrets never show
 //!   in `Debug` output. TLS (`security.protocol=SSL`, client certificates) and SASL (PLAIN,
 //!   SCRAM-SHA-256/512) work: librdkafka is built with a vendored OpenSSL (rdkafka's
@@ -20,6 +21,7 @@
 //! * A refused login or a failed TLS handshake, which librdkafka only reports through its error
 //!   callback, stops the waiting call at once with that reason (secrets redacted).
 
+mod admin;
 mod context;
 pub mod raw;
 mod reader;

@@ -23,7 +23,7 @@ use crate::settings::KafkaSettings;
 
 /// The Kafka transport: one consumer with manual assignment (no consumer group offsets are ever
 /// committed), a plain producer (`acks=all`, Java's murmur2 partitioner), a transactional
-/// producer for fenced leader writes, and an admin client.
+/// producer for fenced leader writes, and an admin client (shared, see [`crate::admin`]).
 pub struct KafkaTransport {
     settings: KafkaSettings,
     /// The one consumer (one call at a time) and the partitions it reads.
@@ -31,7 +31,9 @@ pub struct KafkaTransport {
     /// The plain producer, created on the first plain write (readers never pay for it).
     producer: std::sync::OnceLock<FutureProducer<Context>>,
     transactional: tokio::sync::Mutex<Option<FutureProducer<Context>>>,
-    admin: AdminClient<Context>,
+    /// The admin client of these settings, shared with the process's other transports (see
+    /// [`crate::admin`]).
+    admin: Arc<AdminClient<Context>>,
     /// What every client of this transport reports through librdkafka's error callback.
     context: Context,
     /// The listening client of [`crate::context::watch`] (TLS and SASL connections only).
@@ -149,9 +151,7 @@ impl KafkaTransport {
             ))),
             producer: std::sync::OnceLock::new(),
             transactional: tokio::sync::Mutex::new(None),
-            admin: settings
-                .client_config()
-                .create_with_context(context.clone())?,
+            admin: crate::admin::shared(&settings)?,
             _watch: crate::context::watch(&settings, &context)?,
             context,
             settings,
