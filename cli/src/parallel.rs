@@ -1,9 +1,12 @@
-//! Reading up to three topics at once: each read on a thread of its own (with its own runtime
-//! and, for a live cluster, its own Kafka clients: a transport's one consumer serves one read
-//! at a time), so that on two cores a read of the three topics takes about as long as the
-//! largest of them.
+//! Work on several threads: reading up to three topics at once, each read on a thread of its
+//! own (with its own runtime and, for a live cluster, its own Kafka clients: a transport's one
+//! consumer serves one read at a time), so that on two cores a read of the three topics takes
+//! about as long as the largest of them; and [`Ahead`], which computes a list's results on
+//! helper threads a few ahead of the caller that writes them.
 
-use std::thread::ScopedJoinHandle;
+use std::collections::BTreeMap;
+use std::sync::{mpsc, Arc, Condvar, Mutex, PoisonError};
+use std::thread::{JoinHandle, ScopedJoinHandle};
 
 use crate::common::CliError;
 
@@ -35,8 +38,180 @@ fn joined<R>(read: ScopedJoinHandle<'_, Result<R, CliError>>) -> Result<R, CliEr
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// `f` of each item, in the items' order, computed on helper threads at most `ahead` items
+/// before the caller takes them: while the caller writes one connector's offsets listing, the
+/// next ones are being computed (on two cores, a snapshot of a million source partitions
+/// writes in about half the time). At most `ahead` results wait at once, so what is held stays
+/// a few items' worth however long the list. Dropping it stops the helpers after the item each
+/// one is computing; a helper's panic is passed on to the caller.
+pub(crate) struct Ahead<R> {
+    results: mpsc::Receiver<(usize, R)>,
+    /// Results that came before the one the caller takes next.
+    early: BTreeMap<usize, R>,
+    next: usize,
+    len: usize,
+    window: Arc<Window>,
+    helpers: Vec<JoinHandle<()>>,
+}
+
+/// Which items the helpers may take: those fewer than `ahead` past the ones taken by the caller.
+struct Window {
+    state: Mutex<WindowState>,
+    moved: Condvar,
+}
+
+struct WindowState {
+    /// Items handed to helpers so far (the next one to hand out).
+    started: usize,
+    /// Items the caller has taken.
+    taken: usize,
+    /// Set when the iterator is dropped: the helpers stop.
+    stopped: bool,
+}
+
+impl Window {
+    /// The next item for a helper, waiting while it would be `ahead` or more past the caller;
+    /// `None` once every item is handed out or the iterator was dropped.
+    fn start(&self, len: usize, ahead: usize) -> Option<usize> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if state.stopped || state.started >= len {
+                return None;
+            }
+            if state.started < state.taken + ahead {
+                state.started += 1;
+                return Some(state.started - 1);
+            }
+            state = self
+                .moved
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    fn update(&self, change: impl FnOnce(&mut WindowState)) {
+        change(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner));
+        self.moved.notify_all();
+    }
+}
+
+/// Stops every helper when the one holding it panics: the others would otherwise wait for the
+/// caller, who waits for the item that will never come.
+struct StopOnPanic<'a>(&'a Window);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.update(|state| state.stopped = true);
+        }
+    }
+}
+
+impl<R: Send + 'static> Ahead<R> {
+    /// Starts computing `f` of `items` on as many helpers as the machine has cores (fewer for a
+    /// shorter list), each result at most `ahead` (at least 1) items before the caller.
+    pub(crate) fn new<T: Send + Sync + 'static>(
+        items: Vec<T>,
+        ahead: usize,
+        f: impl Fn(&T) -> R + Send + Sync + 'static,
+    ) -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Self::with_helpers(items, cores, ahead, f)
+    }
+
+    /// [`new`](Self::new) with `helpers` threads (at least one, at most one per item).
+    fn with_helpers<T: Send + Sync + 'static>(
+        items: Vec<T>,
+        helpers: usize,
+        ahead: usize,
+        f: impl Fn(&T) -> R + Send + Sync + 'static,
+    ) -> Self {
+        let (len, ahead) = (items.len(), ahead.max(1));
+        let helpers = helpers.clamp(1, len.max(1));
+        let window = Arc::new(Window {
+            state: Mutex::new(WindowState {
+                started: 0,
+                taken: 0,
+                stopped: false,
+            }),
+            moved: Condvar::new(),
+        });
+        let (send, results) = mpsc::channel();
+        let (items, f) = (Arc::new(items), Arc::new(f));
+        let helpers = (0..helpers)
+            .map(|_| {
+                let (items, f, window, send) = (
+                    Arc::clone(&items),
+                    Arc::clone(&f),
+                    Arc::clone(&window),
+                    send.clone(),
+                );
+                std::thread::spawn(move || {
+                    let _stop = StopOnPanic(&window);
+                    while let Some(i) = window.start(len, ahead) {
+                        if send.send((i, f(&items[i]))).is_err() {
+                            return;
+                        }
+                    }
+                })
+            })
+            .collect();
+        Self {
+            results,
+            early: BTreeMap::new(),
+            next: 0,
+            len,
+            window,
+            helpers,
+        }
+    }
+}
+
+impl<R> Iterator for Ahead<R> {
+    type Item = R;
+
+    fn next(&mut self) -> Option<R> {
+        if self.next >= self.len {
+            return None;
+        }
+        loop {
+            if let Some(result) = self.early.remove(&self.next) {
+                self.next += 1;
+                self.window.update(|state| state.taken += 1);
+                return Some(result);
+            }
+            match self.results.recv() {
+                Ok((i, result)) => {
+                    self.early.insert(i, result);
+                }
+                // Every helper stopped without computing the next item: one panicked.
+                Err(_) => {
+                    for helper in self.helpers.drain(..) {
+                        if let Err(panic) = helper.join() {
+                            std::panic::resume_unwind(panic);
+                        }
+                    }
+                    self.next = self.len;
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+impl<R> Drop for Ahead<R> {
+    /// Stops the helpers and waits for the items they are computing.
+    fn drop(&mut self) {
+        self.window.update(|state| state.stopped = true);
+        for helper in self.helpers.drain(..) {
+            let _ = helper.join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Barrier;
 
     use super::*;
@@ -64,5 +239,72 @@ mod tests {
         assert_eq!((a, b, c), (None, Some(2), None));
         let error = read_three(Some(|| Ok(1)), fail("status"), fail("offsets")).unwrap_err();
         assert!(matches!(error, CliError::Input(m) if m == "status"));
+    }
+
+    #[test]
+    fn ahead_computes_on_several_threads_and_hands_results_over_in_order() {
+        // Items 0 and 1 each wait for the other: the list completes only if two helpers run at
+        // once, and item 1 then finishes first whatever the scheduling.
+        let barrier = Arc::new(Barrier::new(2));
+        let ahead = Ahead::with_helpers((0..40).collect(), 2, 4, move |&i: &u32| {
+            if i < 2 {
+                barrier.wait();
+            }
+            i * 10
+        });
+        assert_eq!(
+            ahead.collect::<Vec<_>>(),
+            (0..40).map(|i| i * 10).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn ahead_holds_at_most_its_window_past_what_the_caller_took() {
+        let computed = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&computed);
+        let mut ahead = Ahead::with_helpers((0..200).collect(), 2, 3, move |&i: &usize| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            i
+        });
+        assert_eq!(Ahead::<u8>::new(Vec::<u8>::new(), 3, |&b| b).next(), None);
+        for taken in 1..=200 {
+            assert_eq!(ahead.next(), Some(taken - 1));
+            assert!(computed.load(Ordering::SeqCst) <= taken + 3);
+        }
+        assert_eq!(ahead.next(), None);
+        assert_eq!(computed.load(Ordering::SeqCst), 200);
+    }
+
+    #[test]
+    fn dropping_ahead_stops_its_helpers() {
+        let computed = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&computed);
+        let mut ahead = Ahead::with_helpers((0..100_000).collect(), 2, 2, move |&i: &u32| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            i
+        });
+        assert_eq!(ahead.next(), Some(0));
+        drop(ahead);
+        // The drop joined the helpers: nothing more is computed after it.
+        let stopped_at = computed.load(Ordering::SeqCst);
+        assert!(stopped_at <= 3, "{stopped_at} computed");
+        std::thread::yield_now();
+        assert_eq!(computed.load(Ordering::SeqCst), stopped_at);
+    }
+
+    #[test]
+    fn a_helpers_panic_reaches_the_caller_instead_of_hanging() {
+        let ahead = Ahead::with_helpers((0..50).collect(), 2, 4, |&i: &u32| {
+            assert!(i != 7, "item seven cannot be computed");
+            i
+        });
+        let panic =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| ahead.collect::<Vec<_>>()))
+                .unwrap_err();
+        let message = panic
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+        assert_eq!(message, Some("item seven cannot be computed"));
     }
 }

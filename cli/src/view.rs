@@ -3,13 +3,14 @@
 use core::fmt::Write as _;
 
 use engine::config::{ConfigEventJson, ConfigLog, ConfigSnapshotJson};
-use engine::offsets::{kip875, OffsetEventJson, OffsetLog, OffsetSnapshotJson};
+use engine::offsets::{kip875, OffsetEventJson, OffsetLog, OffsetSnapshot, OffsetSnapshotJsonWith};
 use engine::skips::{SkipCounts, SkipKind};
 use engine::status::{StatusEventJson, StatusLog, StatusSnapshotJson};
 use engine::TopicMachine;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use crate::parallel::Ahead;
 use crate::table::{self, shown};
 
 /// Skip counters as `(name, count)`, for the stderr summary.
@@ -94,11 +95,27 @@ view!(
 );
 view!(
     OffsetLog,
-    OffsetSnapshotJson,
+    OffsetsJsonAhead,
     OffsetEventJson,
     offsets_table,
     |log| named(log.diagnostics().skipped())
 );
+
+/// [`engine::offsets::OffsetSnapshotJson`], the connectors' KIP-875 listings computed on helper threads while
+/// the document is written (see [`Ahead`]): they are most of the time a snapshot of many
+/// source partitions takes to write.
+struct OffsetsJsonAhead<'a>(&'a OffsetSnapshot);
+
+impl Serialize for OffsetsJsonAhead<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let snap = self.0.clone();
+        let connectors: Vec<String> = snap.connectors().map(str::to_string).collect();
+        let listings = Ahead::new(connectors, LISTINGS_AHEAD, move |connector| {
+            kip875::list(&snap, connector)
+        });
+        OffsetSnapshotJsonWith::new(self.0, listings).serialize(s)
+    }
+}
 
 /// A machine's snapshot in the JSON contract, serialized as it is written.
 pub struct Json<'a, M>(pub &'a M);
@@ -251,27 +268,19 @@ fn config_text(log: &ConfigLog) -> String {
 }
 
 /// Writes the human view of an offsets snapshot: each connector's KIP-875 listing, one
-/// connector's listing at a time (a topic of millions of partitions is never held as text).
+/// connector's listing at a time (a topic of millions of partitions is never held as text), the
+/// next connectors' rows computed on helper threads meanwhile (see [`Ahead`]).
 fn offsets_table(log: &OffsetLog, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let snap = &log.snapshot();
+    let snap = log.snapshot();
     writeln!(out, "Offsets topic: {} live key(s)", snap.len())?;
+    let connectors: Vec<String> = snap.connectors().map(str::to_string).collect();
+    // The table's two passes (one measures the columns) each compute the listings again.
     let rows = || {
-        snap.connectors().flat_map(move |connector| {
-            kip875::list(snap, connector)
-                .offsets
-                .into_iter()
-                .map(move |entry| {
-                    let json = serde_json::to_value(&entry).unwrap_or_default();
-                    let partition = json["partition"].to_string();
-                    let offset = match &json["offset"] {
-                        serde_json::Value::Null => {
-                            "null (no record under the Java-ordered key)".into()
-                        }
-                        other => other.to_string(),
-                    };
-                    vec![connector.to_string(), partition, offset]
-                })
+        let snap = snap.clone();
+        Ahead::new(connectors.clone(), LISTINGS_AHEAD, move |connector| {
+            connector_rows(&snap, connector)
         })
+        .flatten()
     };
     if rows().next().is_none() {
         writeln!(out, "No connector partitions.")?;
@@ -287,6 +296,27 @@ fn offsets_table(log: &OffsetLog, out: &mut dyn std::io::Write) -> std::io::Resu
         )?;
     }
     Ok(())
+}
+
+/// How many connectors' listings are computed ahead of the one being written: enough to keep
+/// the helpers busy while a large one is written, few enough to hold little.
+const LISTINGS_AHEAD: usize = 4;
+
+/// The table rows of `connector`'s KIP-875 listing.
+fn connector_rows(snap: &OffsetSnapshot, connector: &str) -> Vec<Vec<String>> {
+    kip875::list(snap, connector)
+        .offsets
+        .into_iter()
+        .map(|entry| {
+            let json = serde_json::to_value(&entry).unwrap_or_default();
+            let partition = json["partition"].to_string();
+            let offset = match &json["offset"] {
+                serde_json::Value::Null => "null (no record under the Java-ordered key)".into(),
+                other => other.to_string(),
+            };
+            vec![connector.to_string(), partition, offset]
+        })
+        .collect()
 }
 
 /// Writes the human view of a status snapshot.
@@ -361,4 +391,76 @@ fn status_row(name: String, status: &engine::status::Status) -> Vec<String> {
         status.generation.to_string(),
         trace,
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::Record;
+
+    use super::*;
+
+    fn offsets(records: &[(&str, &str)]) -> OffsetLog {
+        let mut log = OffsetLog::new();
+        for (offset, (key, value)) in (0..).zip(records) {
+            let record = Record {
+                key: Some(key.as_bytes()),
+                value: Some(value.as_bytes()),
+                offset,
+                partition: 0,
+                timestamp: None,
+            };
+            assert!(log.handle_record(record).unwrap().is_applied());
+        }
+        log
+    }
+
+    #[test]
+    fn offsets_listings_come_in_connector_order_whoever_computed_them() {
+        // More connectors than the helpers work ahead, each with partitions out of order.
+        let keys: Vec<(String, String)> = (0..3 * LISTINGS_AHEAD)
+            .rev()
+            .flat_map(|c| {
+                (0..3).rev().map(move |p| {
+                    (
+                        format!(r#"["c{c:02}",{{"file":"f{p}"}}]"#),
+                        format!(r#"{{"pos":{}}}"#, c * 10 + p),
+                    )
+                })
+            })
+            .collect();
+        let records: Vec<(&str, &str)> = keys.iter().map(|(k, v)| (&**k, &**v)).collect();
+        let log = offsets(&records);
+        // The JSON document, its listings computed by the helpers, is the core's.
+        assert_eq!(
+            serde_json::to_string(&Json(&log)).unwrap(),
+            serde_json::to_string(&engine::offsets::OffsetSnapshotJson(&log.snapshot())).unwrap()
+        );
+        let table = log.table();
+        let rows: Vec<&str> = table.lines().skip(2).collect();
+        assert_eq!(rows.len(), 3 * 3 * LISTINGS_AHEAD);
+        let mut expected = Vec::new();
+        for c in 0..3 * LISTINGS_AHEAD {
+            for p in 0..3 {
+                expected.push(format!(
+                    r#"c{c:02}  {{"file":"f{p}"}}  {{"pos":{}}}"#,
+                    c * 10 + p
+                ));
+            }
+        }
+        let squeezed: Vec<String> = rows
+            .iter()
+            .map(|r| r.split_whitespace().collect::<Vec<_>>().join("  "))
+            .collect();
+        assert_eq!(squeezed, expected);
+    }
+
+    #[test]
+    fn an_offsets_topic_without_connector_partitions_says_so() {
+        let table = offsets(&[("not a list", r#"{"pos":1}"#)]).table();
+        assert!(table.contains("No connector partitions."), "{table}");
+        assert!(
+            table.contains("1 record(s) have keys that are not"),
+            "{table}"
+        );
+    }
 }

@@ -1,11 +1,13 @@
 //! The stable JSON contract of the offsets snapshot (DESIGN.md, "Output").
 
 use alloc::string::String;
+use core::cell::RefCell;
 
-use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct};
+use serde::ser::{Error as _, SerializeMap, SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 
-use super::{kip875, OffsetSnapshot};
+use super::kip875::{self, ConnectorOffsets};
+use super::OffsetSnapshot;
 use crate::json::{JsonObject, Natural};
 
 /// Serializes an [`OffsetSnapshot`] as
@@ -74,25 +76,69 @@ impl Serialize for Partitions<'_> {
     }
 }
 
-struct Listings<'a>(&'a OffsetSnapshot);
+/// Each connector's KIP-875 listing, in [`OffsetSnapshot::connectors`] order, from `listing`.
+struct Listings<'a, F>(&'a OffsetSnapshot, RefCell<F>);
 
-impl Serialize for Listings<'_> {
+impl<F: FnMut(&str) -> Option<ConnectorOffsets>> Serialize for Listings<'_, F> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
+        let mut listing = self.1.borrow_mut();
         for connector in self.0.connectors() {
-            map.serialize_entry(connector, &kip875::list(self.0, connector))?;
+            let Some(offsets) = listing(connector) else {
+                return Err(S::Error::custom(
+                    "the connectors' listings ended before the connectors",
+                ));
+            };
+            map.serialize_entry(connector, &offsets)?;
         }
         map.end()
     }
 }
 
+/// The snapshot document, its listings from `listing`.
+fn serialize_snapshot<S: Serializer>(
+    snapshot: &OffsetSnapshot,
+    listing: impl FnMut(&str) -> Option<ConnectorOffsets>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut st = s.serialize_struct("OffsetSnapshot", 3)?;
+    st.serialize_field("entries", &Entries(snapshot))?;
+    st.serialize_field("connector_partitions", &Partitions(snapshot))?;
+    st.serialize_field("connectors", &Listings(snapshot, RefCell::new(listing)))?;
+    st.end()
+}
+
 impl Serialize for OffsetSnapshotJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("OffsetSnapshot", 3)?;
-        st.serialize_field("entries", &Entries(self.0))?;
-        st.serialize_field("connector_partitions", &Partitions(self.0))?;
-        st.serialize_field("connectors", &Listings(self.0))?;
-        st.end()
+        serialize_snapshot(self.0, |connector| Some(kip875::list(self.0, connector)), s)
+    }
+}
+
+/// [`OffsetSnapshotJson`] with the connectors' KIP-875 listings given instead of computed as
+/// they are written: `listings` yields [`kip875::list`] of each connector of
+/// [`OffsetSnapshot::connectors`], in that order (a caller computes them on other threads
+/// meanwhile: the listings are most of the time a large snapshot takes to write). The document
+/// is the same; serializing it fails if `listings` ends before the connectors do. Serialize it
+/// once: the listings are taken as they are written.
+pub struct OffsetSnapshotJsonWith<'a, I> {
+    snapshot: &'a OffsetSnapshot,
+    listings: RefCell<I>,
+}
+
+impl<'a, I: Iterator<Item = ConnectorOffsets>> OffsetSnapshotJsonWith<'a, I> {
+    /// The document of `snapshot` with `listings` as its connectors' listings.
+    pub fn new(snapshot: &'a OffsetSnapshot, listings: I) -> Self {
+        Self {
+            snapshot,
+            listings: RefCell::new(listings),
+        }
+    }
+}
+
+impl<I: Iterator<Item = ConnectorOffsets>> Serialize for OffsetSnapshotJsonWith<'_, I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut listings = self.listings.borrow_mut();
+        serialize_snapshot(self.snapshot, |_| listings.next(), s)
     }
 }
 

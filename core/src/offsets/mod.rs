@@ -27,7 +27,7 @@ use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use json_view::{OffsetEventJson, OffsetSnapshotJson};
+pub use json_view::{OffsetEventJson, OffsetSnapshotJson, OffsetSnapshotJsonWith};
 pub use live::StoredOffset;
 pub use murmur2::{default_partition, murmur2, to_positive};
 pub use ordered::{

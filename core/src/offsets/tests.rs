@@ -687,3 +687,29 @@ fn partition_encoding_is_bincodes_below_and_above_the_stack_buffer() {
         );
     }
 }
+
+#[test]
+fn the_snapshot_document_with_listings_given_is_the_document_computed_as_written() {
+    let mut feed = Feed::new();
+    feed.put(0, Some(r#"["b",{"f":"x","g":"y"}]"#), Some(r#"{"pos":1}"#));
+    feed.put(1, Some(r#"["a",{"f":"z"}]"#), Some(r#"{"pos":2,"at":"t"}"#));
+    feed.put(2, Some(r#"["a",{"g":"w","f":"v"}]"#), Some("null"));
+    feed.put(3, Some("not a list"), Some(r#"{"pos":3}"#));
+    let snap = feed.snap();
+    let connectors: Vec<&str> = snap.connectors().collect();
+    assert_eq!(connectors, ["a", "b"]);
+    let computed = serde_json::to_string(&OffsetSnapshotJson(&snap)).unwrap();
+    let listings = connectors.iter().map(|c| kip875::list(&snap, c));
+    let given = serde_json::to_string(&OffsetSnapshotJsonWith::new(&snap, listings)).unwrap();
+    assert_eq!(given, computed);
+    assert!(computed.contains(r#""connectors":{"a":{"offsets":["#));
+    // Listings that end before the connectors do are an error, not a shorter document.
+    let short = OffsetSnapshotJsonWith::new(
+        &snap,
+        connectors[..1].iter().map(|c| kip875::list(&snap, c)),
+    );
+    let error = serde_json::to_string(&short).unwrap_err();
+    assert!(error
+        .to_string()
+        .contains("listings ended before the connectors"));
+}
