@@ -1,5 +1,6 @@
 //! The stable JSON contract of the offsets snapshot (DESIGN.md, "Output").
 
+use alloc::borrow::Cow;
 use alloc::string::String;
 use core::cell::RefCell;
 
@@ -25,21 +26,22 @@ impl Serialize for Entries<'_> {
         for (key, stored) in self.0.entries() {
             seq.serialize_element(&EntryJson {
                 partition: stored.partition(),
-                key: key.map(|k| String::from_utf8_lossy(k).into_owned()),
-                value: String::from_utf8_lossy(stored.value()).into_owned(),
+                key: key.map(String::from_utf8_lossy),
+                value: String::from_utf8_lossy(stored.value()),
             })?;
         }
         seq.end()
     }
 }
 
-struct EntryJson {
+/// One live key, its text borrowed from the record unless invalid UTF-8 had to be replaced.
+struct EntryJson<'a> {
     partition: i32,
-    key: Option<String>,
-    value: String,
+    key: Option<Cow<'a, str>>,
+    value: Cow<'a, str>,
 }
 
-impl Serialize for EntryJson {
+impl Serialize for EntryJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Entry", 3)?;
         st.serialize_field("partition", &self.partition)?;
