@@ -300,7 +300,7 @@ fn offsets_table(log: &OffsetLog, out: &mut dyn std::io::Write) -> std::io::Resu
 
 /// How many connectors' listings are computed ahead of the one being written: enough to keep
 /// the helpers busy while a large one is written, few enough to hold little.
-const LISTINGS_AHEAD: usize = 4;
+const LISTINGS_AHEAD: usize = 2;
 
 /// The table rows of `connector`'s KIP-875 listing.
 fn connector_rows(snap: &OffsetSnapshot, connector: &str) -> Vec<Vec<String>> {
