@@ -93,23 +93,52 @@ pub(crate) fn write<I: Iterator<Item = Vec<String>>>(
     headers: &[&str],
     rows: impl Fn() -> I,
 ) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows() {
+    let widths = measure(headers, rows());
+    write_measured(out, headers, &widths, rows())
+}
+
+/// The columns' widths for `headers` and `rows` (each cell as [`shown`]), and how many rows
+/// there were: the first pass of [`write`].
+pub(crate) fn measure(headers: &[&str], rows: impl Iterator<Item = Vec<String>>) -> Widths {
+    let mut widths = Widths {
+        columns: headers.iter().map(|h| h.chars().count()).collect(),
+        rows: 0,
+    };
+    for row in rows {
+        widths.rows += 1;
         for (i, cell) in row.iter().enumerate() {
-            if let Some(w) = widths.get_mut(i) {
+            if let Some(w) = widths.columns.get_mut(i) {
                 *w = (*w).max(shown(cell).chars().count());
             }
         }
     }
+    widths
+}
+
+/// What [`measure`] found: each column's width and how many rows it measured.
+pub(crate) struct Widths {
+    columns: Vec<usize>,
+    /// The rows measured.
+    pub(crate) rows: usize,
+}
+
+/// Writes `headers` and `rows` in columns of `widths` (from [`measure`] of the same rows): the
+/// second pass of [`write`].
+pub(crate) fn write_measured(
+    out: &mut dyn std::io::Write,
+    headers: &[&str],
+    widths: &Widths,
+    rows: impl Iterator<Item = Vec<String>>,
+) -> std::io::Result<()> {
     let header_cells: Vec<String> = headers.iter().map(|h| (*h).to_string()).collect();
     let mut line = String::new();
-    for row in core::iter::once(header_cells).chain(rows()) {
+    for row in core::iter::once(header_cells).chain(rows) {
         line.clear();
         for (i, cell) in row.iter().enumerate() {
             let cell = shown(cell);
             line.push_str(&cell);
             if i + 1 < row.len() {
-                let column = widths.get(i).copied().unwrap_or(0);
+                let column = widths.columns.get(i).copied().unwrap_or(0);
                 let pad = column.saturating_sub(cell.chars().count()) + 2;
                 line.extend(core::iter::repeat_n(' ', pad));
             }

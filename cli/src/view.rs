@@ -274,7 +274,7 @@ fn offsets_table(log: &OffsetLog, out: &mut dyn std::io::Write) -> std::io::Resu
     let snap = log.snapshot();
     writeln!(out, "Offsets topic: {} live key(s)", snap.len())?;
     let connectors: Vec<String> = snap.connectors().map(str::to_string).collect();
-    // The table's two passes (one measures the columns) each compute the listings again.
+    // The table's two passes (the first measures the columns) each compute the listings.
     let rows = || {
         let snap = snap.clone();
         Ahead::new(connectors.clone(), LISTINGS_AHEAD, move |connector| {
@@ -282,10 +282,12 @@ fn offsets_table(log: &OffsetLog, out: &mut dyn std::io::Write) -> std::io::Resu
         })
         .flatten()
     };
-    if rows().next().is_none() {
+    let headers = ["CONNECTOR", "PARTITION", "OFFSET"];
+    let widths = table::measure(&headers, rows());
+    if widths.rows == 0 {
         writeln!(out, "No connector partitions.")?;
     } else {
-        table::write(out, &["CONNECTOR", "PARTITION", "OFFSET"], rows)?;
+        table::write_measured(out, &headers, &widths, rows())?;
     }
     let d = log.diagnostics();
     if d.untracked_keys() > 0 {
