@@ -119,7 +119,8 @@ impl<R: Send + 'static> Ahead<R> {
         Self::with_helpers(items, cores, ahead, f)
     }
 
-    /// [`new`](Self::new) with `helpers` threads (at least one, at most one per item).
+    /// [`new`](Self::new) with `helpers` threads (at least one, at most one per item; none for no
+    /// items).
     fn with_helpers<T: Send + Sync + 'static>(
         items: Vec<T>,
         helpers: usize,
@@ -127,7 +128,7 @@ impl<R: Send + 'static> Ahead<R> {
         f: impl Fn(&T) -> R + Send + Sync + 'static,
     ) -> Self {
         let (len, ahead) = (items.len(), ahead.max(1));
-        let helpers = helpers.clamp(1, len.max(1));
+        let helpers = if len == 0 { 0 } else { helpers.clamp(1, len) };
         let window = Arc::new(Window {
             state: Mutex::new(WindowState {
                 started: 0,
