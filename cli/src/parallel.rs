@@ -45,6 +45,8 @@ fn joined<R>(read: ScopedJoinHandle<'_, Result<R, CliError>>) -> Result<R, CliEr
 /// a few items' worth however long the list. Dropping it stops the helpers after the item each
 /// one is computing (without waiting for it); a helper's panic is passed on to the caller.
 pub(crate) struct Ahead<R> {
+    /// `f` of the item at an index.
+    compute: Arc<Compute<R>>,
     results: mpsc::Receiver<(usize, R)>,
     /// Results that came before the one the caller takes next.
     early: BTreeMap<usize, R>,
@@ -53,6 +55,9 @@ pub(crate) struct Ahead<R> {
     window: Arc<Window>,
     helpers: Vec<JoinHandle<()>>,
 }
+
+/// `f` of the item at an index, shared by the helpers and the caller.
+type Compute<R> = dyn Fn(usize) -> R + Send + Sync;
 
 /// Which items the helpers may take: those fewer than `ahead` past the ones taken by the caller.
 struct Window {
@@ -119,8 +124,8 @@ impl<R: Send + 'static> Ahead<R> {
         Self::with_helpers(items, cores, ahead, f)
     }
 
-    /// [`new`](Self::new) with `helpers` threads (at least one, at most one per item; none for no
-    /// items).
+    /// [`new`](Self::new) with up to `helpers` threads (no more than items). With none (none
+    /// asked for, or none the system would start), the caller computes each item as it takes it.
     fn with_helpers<T: Send + Sync + 'static>(
         items: Vec<T>,
         helpers: usize,
@@ -128,7 +133,6 @@ impl<R: Send + 'static> Ahead<R> {
         f: impl Fn(&T) -> R + Send + Sync + 'static,
     ) -> Self {
         let (len, ahead) = (items.len(), ahead.max(1));
-        let helpers = if len == 0 { 0 } else { helpers.clamp(1, len) };
         let window = Arc::new(Window {
             state: Mutex::new(WindowState {
                 started: 0,
@@ -138,32 +142,34 @@ impl<R: Send + 'static> Ahead<R> {
             moved: Condvar::new(),
         });
         let (send, results) = mpsc::channel();
-        let (items, f) = (Arc::new(items), Arc::new(f));
-        let helpers = (0..helpers)
-            .map(|_| {
-                let (items, f, window, send) = (
-                    Arc::clone(&items),
-                    Arc::clone(&f),
-                    Arc::clone(&window),
-                    send.clone(),
-                );
-                std::thread::spawn(move || {
+        let compute: Arc<Compute<R>> = Arc::new(move |i: usize| f(&items[i]));
+        let mut started = Vec::new();
+        for _ in 0..helpers.min(len) {
+            let (compute, window, send) = (Arc::clone(&compute), Arc::clone(&window), send.clone());
+            let helper = std::thread::Builder::new()
+                .name("connect-state-ahead".into())
+                .spawn(move || {
                     let _stop = StopOnPanic(&window);
                     while let Some(i) = window.start(len, ahead) {
-                        if send.send((i, f(&items[i]))).is_err() {
+                        if send.send((i, compute(i))).is_err() {
                             return;
                         }
                     }
-                })
-            })
-            .collect();
+                });
+            match helper {
+                Ok(helper) => started.push(helper),
+                // The system starts no more threads: those started do the work (or the caller).
+                Err(_) => break,
+            }
+        }
         Self {
+            compute,
             results,
             early: BTreeMap::new(),
             next: 0,
             len,
             window,
-            helpers,
+            helpers: started,
         }
     }
 }
@@ -181,19 +187,23 @@ impl<R> Iterator for Ahead<R> {
                 self.window.update(|state| state.taken += 1);
                 return Some(result);
             }
+            if self.helpers.is_empty() {
+                let result = (self.compute)(self.next);
+                self.next += 1;
+                return Some(result);
+            }
             match self.results.recv() {
                 Ok((i, result)) => {
                     self.early.insert(i, result);
                 }
-                // Every helper stopped without computing the next item: one panicked.
+                // Every helper stopped without computing the next item: one panicked. Pass the
+                // panic on (with none, the caller would compute the rest itself).
                 Err(_) => {
                     for helper in self.helpers.drain(..) {
                         if let Err(panic) = helper.join() {
                             std::panic::resume_unwind(panic);
                         }
                     }
-                    self.next = self.len;
-                    return None;
                 }
             }
         }
@@ -313,5 +323,15 @@ mod tests {
             .copied()
             .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
         assert_eq!(message, Some("item seven cannot be computed"));
+    }
+
+    #[test]
+    fn without_helpers_the_caller_computes_each_item_as_it_takes_it() {
+        let caller = std::thread::current().id();
+        let ahead = Ahead::with_helpers((0..10).collect(), 0, 2, move |&i: &u32| {
+            assert_eq!(std::thread::current().id(), caller);
+            i + 1
+        });
+        assert_eq!(ahead.collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
     }
 }
