@@ -268,14 +268,21 @@ mod tests {
         );
     }
 
-    #[test]
-    fn ahead_holds_at_most_its_window_past_what_the_caller_took() {
+    /// An `Ahead` over `0..len` on two helpers handing each item back, and how many items its
+    /// helpers have computed so far (the count is shared with `f`: it drops when they end).
+    fn counting(len: usize, ahead: usize) -> (Arc<AtomicUsize>, Ahead<usize>) {
         let computed = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&computed);
-        let mut ahead = Ahead::with_helpers((0..200).collect(), 2, 3, move |&i: &usize| {
+        let ahead = Ahead::with_helpers((0..len).collect(), 2, ahead, move |&i: &usize| {
             counter.fetch_add(1, Ordering::SeqCst);
             i
         });
+        (computed, ahead)
+    }
+
+    #[test]
+    fn ahead_holds_at_most_its_window_past_what_the_caller_took() {
+        let (computed, mut ahead) = counting(200, 3);
         assert_eq!(Ahead::<u8>::new(Vec::<u8>::new(), 3, |&b| b).next(), None);
         for taken in 1..=200 {
             assert_eq!(ahead.next(), Some(taken - 1));
@@ -287,12 +294,7 @@ mod tests {
 
     #[test]
     fn dropping_ahead_stops_its_helpers() {
-        let computed = Arc::new(AtomicUsize::new(0));
-        let counter = Arc::clone(&computed);
-        let mut ahead = Ahead::with_helpers((0..100_000).collect(), 2, 2, move |&i: &u32| {
-            counter.fetch_add(1, Ordering::SeqCst);
-            i
-        });
+        let (computed, mut ahead) = counting(100_000, 2);
         assert_eq!(ahead.next(), Some(0));
         drop(ahead);
         // The helpers end (each held a count of `computed` through `f`) having computed no more
