@@ -16,6 +16,7 @@ use engine::offsets::OffsetLog;
 use engine::status::StatusLog;
 use engine::{ProducerRecord, TopicMachine};
 
+use crate::bench::cpu::{Run, Work};
 use crate::bench::measure::ratio;
 use crate::bench::replay::check_config;
 use crate::bench::FRESHNESS_UPDATES;
@@ -79,9 +80,10 @@ pub fn bench_all_topics(
         Ok::<_, CliError>(records)
     });
     let figures = produced.and_then(|records| {
-        let (inspect, raw) = time_reads(settings, &names, runs, records, &broker, |c, s, o| {
+        let reads = time_reads(settings, &names, runs, records, &broker, |c, s, o| {
             check_all(c, s, o, config, &status, expected_live)
         })?;
+        let (inspect, raw) = (reads.inspect, reads.raw);
         let connector = config_connector(config)?;
         let (refresh, p50, p99) = serve_freshness(settings, &names, &connector, &broker)?;
         Ok(AllTopicsFigures {
@@ -89,6 +91,10 @@ pub fn bench_all_topics(
             inspect_all_seconds: Some(inspect.as_secs_f64()),
             raw_read_all_seconds: Some(raw.as_secs_f64()),
             inspect_all_to_raw_ratio: Some(inspect.as_secs_f64() / raw.as_secs_f64()),
+            raw_read_all_cpu_seconds: reads.raw_work.mean_seconds(),
+            inspect_all_cpu_seconds: reads.inspect_work.mean_seconds(),
+            inspect_all_cpu_floor_ratio: reads.inspect_work.floor_ratio(&reads.raw_work),
+            inspect_all_mean_to_raw_ratio: reads.mean_ratio(),
             serve_refresh_ms: Some(refresh),
             serve_freshness_p50_seconds: Some(p50),
             serve_freshness_p99_seconds: Some(p99),
@@ -136,6 +142,36 @@ async fn produce<M: TopicMachine + Default>(
     Ok(written)
 }
 
+/// What [`time_reads`] and [`measure_reads`] measure: the best times of the two readers, and the
+/// machine's CPU work during their timed runs.
+struct Reads {
+    inspect: Duration,
+    raw: Duration,
+    inspect_work: Work,
+    raw_work: Work,
+}
+
+impl Reads {
+    /// The mean `inspect` time over the mean raw read time.
+    fn mean_ratio(&self) -> Option<f64> {
+        Some(ratio(
+            self.inspect_work.mean_wall()?,
+            self.raw_work.mean_wall()?,
+        ))
+    }
+}
+
+impl Default for Reads {
+    fn default() -> Self {
+        Self {
+            inspect: Duration::MAX,
+            raw: Duration::MAX,
+            inspect_work: Work::default(),
+            raw_work: Work::default(),
+        }
+    }
+}
+
 /// The best of `runs` reads of the three topics by `inspect` and by three raw readers at once,
 /// alternating; each `inspect` read is checked by `check`.
 fn time_reads(
@@ -145,7 +181,7 @@ fn time_reads(
     records: u64,
     broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
     check: impl Fn(&ConfigLog, &StatusLog, &OffsetLog) -> Result<(), CliError>,
-) -> Result<(Duration, Duration), CliError> {
+) -> Result<Reads, CliError> {
     let args = InspectArgs {
         kafka: settings.clone(),
         config_topic: Some(names.config.clone()),
@@ -155,13 +191,14 @@ fn time_reads(
         format: Format::Json,
         as_of: None,
     };
-    let (mut inspect, mut raw) = (Duration::MAX, Duration::MAX);
+    let mut reads = Reads::default();
     // A first raw read warms the broker up.
     for run in 0..=runs {
-        let start = Instant::now();
+        let (start, work) = (Instant::now(), Run::start());
         let counted = raw_read_all(settings, names).map_err(|e| broker("raw read", &e))?;
         if run > 0 {
-            raw = raw.min(start.elapsed());
+            reads.raw = reads.raw.min(start.elapsed());
+            reads.raw_work.count(work);
         }
         if counted != records {
             return Err(broker(
@@ -172,15 +209,16 @@ fn time_reads(
         if run == 0 {
             continue;
         }
-        let start = Instant::now();
+        let (start, work) = (Instant::now(), Run::start());
         let (config, status, offsets) = crate::inspect::read_all(&args)?;
-        inspect = inspect.min(start.elapsed());
+        reads.inspect = reads.inspect.min(start.elapsed());
+        reads.inspect_work.count(work);
         match (config, status, offsets) {
             (Some(c), Some(s), Some(o)) => check(&c, &s, &o)?,
             _ => return Err(broker("inspect", &"a topic was not read")),
         }
     }
-    Ok((inspect, raw))
+    Ok(reads)
 }
 
 /// Raw reads of the three topics at once, each on its own thread; the records counted.
@@ -408,15 +446,20 @@ pub fn bench_kafka(
             _ => None,
         };
         let _ = raw::delete_topic(&settings, &name).await;
-        let (inspect, raw_read, records) = measured?;
+        let (reads, records) = measured?;
         let worker = worker.transpose()?;
+        let (inspect, raw_read) = (reads.inspect.as_secs_f64(), reads.raw.as_secs_f64());
         Ok(BrokerFigures {
             broker_records: Some(records),
-            inspect_seconds: Some(inspect.as_secs_f64()),
-            raw_read_seconds: Some(raw_read.as_secs_f64()),
-            inspect_to_raw_ratio: Some(ratio(inspect.as_secs_f64(), raw_read.as_secs_f64())),
+            inspect_seconds: Some(inspect),
+            raw_read_seconds: Some(raw_read),
+            inspect_to_raw_ratio: Some(ratio(inspect, raw_read)),
+            raw_read_cpu_seconds: reads.raw_work.mean_seconds(),
+            inspect_cpu_seconds: reads.inspect_work.mean_seconds(),
+            inspect_cpu_floor_ratio: reads.inspect_work.floor_ratio(&reads.raw_work),
+            inspect_mean_to_raw_ratio: reads.mean_ratio(),
             connect_worker_startup_seconds: worker,
-            worker_startup_to_inspect_ratio: worker.map(|w| ratio(w, inspect.as_secs_f64())),
+            worker_startup_to_inspect_ratio: worker.map(|w| ratio(w, inspect)),
         })
     })
 }
@@ -471,15 +514,15 @@ async fn raw_read(
 }
 
 /// The best of five raw reads and five `inspect` reads of the topic, alternating (a first raw
-/// read warms the broker up), and the records the raw reads counted. Reads through a broker
-/// vary more than in-memory replays, hence more runs.
+/// read warms the broker up), the machine's CPU work during them, and the records the raw
+/// reads counted. Reads through a broker vary more than in-memory replays, hence more runs.
 async fn measure_reads(
     settings: &connect_state_kafka::KafkaSettings,
     name: &str,
     topic: &synth::ConfigTopic,
     produced: u64,
     broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
-) -> Result<(Duration, Duration, u64), CliError> {
+) -> Result<(Reads, u64), CliError> {
     use std::sync::Arc;
 
     use connect_state_kafka::KafkaTransport;
@@ -492,10 +535,12 @@ async fn measure_reads(
             &format!("read {records} records, produced {produced}"),
         ));
     }
-    let (mut inspect, mut raw) = (Duration::MAX, Duration::MAX);
+    let mut reads = Reads::default();
     for _ in 0..5 {
+        let work = Run::start();
         let (time, read) = raw_read(settings, name, broker).await?;
-        raw = raw.min(time);
+        reads.raw_work.count(work);
+        reads.raw = reads.raw.min(time);
         if read != records {
             return Err(broker(
                 "raw read",
@@ -503,15 +548,16 @@ async fn measure_reads(
             ));
         }
         // What `inspect` does: new clients, a store, a read to the end.
-        let start = Instant::now();
+        let (start, work) = (Instant::now(), Run::start());
         let transport =
             Arc::new(KafkaTransport::new(settings.clone()).map_err(|e| broker("clients", &e))?);
         let mut store_settings = StoreSettings::new(name, TopicKind::Config);
         store_settings.create_if_missing = false;
         let mut store = Store::new(store_settings, transport, ConfigLog::new());
         store.start().await.map_err(|e| broker("inspect", &e))?;
-        inspect = inspect.min(start.elapsed());
+        reads.inspect = reads.inspect.min(start.elapsed());
+        reads.inspect_work.count(work);
         check_config(store.machine(), topic)?;
     }
-    Ok((inspect, raw, records))
+    Ok((reads, records))
 }

@@ -9,6 +9,7 @@
 pub mod backup;
 #[cfg(feature = "kafka")]
 pub mod broker;
+pub mod cpu;
 pub mod history;
 pub mod java;
 pub mod measure;
@@ -265,6 +266,17 @@ pub struct BrokerFigures {
     pub raw_read_seconds: Option<f64>,
     /// `inspect_seconds` over `raw_read_seconds` (goal: at most 1.3).
     pub inspect_to_raw_ratio: Option<f64>,
+    /// The whole machine's busy CPU seconds during a raw read (the broker's included; mean of
+    /// the timed runs, from `/proc/stat`: Linux only).
+    pub raw_read_cpu_seconds: Option<f64>,
+    /// The same during an `inspect` read.
+    pub inspect_cpu_seconds: Option<f64>,
+    /// `inspect_cpu_seconds` spread over every core, over the mean time of the raw reads:
+    /// the lowest mean `inspect` time over mean raw read time this machine allows for that
+    /// much work, however it overlaps.
+    pub inspect_cpu_floor_ratio: Option<f64>,
+    /// The mean `inspect` time over the mean raw read time, to set beside the floor.
+    pub inspect_mean_to_raw_ratio: Option<f64>,
     /// Seconds a real Kafka Connect worker takes from its start to having read the same config
     /// topic (`--connect-worker`).
     pub connect_worker_startup_seconds: Option<f64>,
@@ -287,6 +299,16 @@ pub struct AllTopicsFigures {
     pub raw_read_all_seconds: Option<f64>,
     /// `inspect_all_seconds` over `raw_read_all_seconds`.
     pub inspect_all_to_raw_ratio: Option<f64>,
+    /// The whole machine's busy CPU seconds during the three raw reads (the broker's included;
+    /// mean of the timed runs, from `/proc/stat`: Linux only).
+    pub raw_read_all_cpu_seconds: Option<f64>,
+    /// The same during `inspect`'s read of the three topics.
+    pub inspect_all_cpu_seconds: Option<f64>,
+    /// `inspect_all_cpu_seconds` spread over every core, over the mean time of the raw
+    /// reads: the lowest mean ratio this machine allows for that much work.
+    pub inspect_all_cpu_floor_ratio: Option<f64>,
+    /// The mean `inspect` time over the mean raw read time, to set beside the floor.
+    pub inspect_all_mean_to_raw_ratio: Option<f64>,
     /// `serve`'s refresh period in the freshness row (its default).
     pub serve_refresh_ms: Option<u64>,
     /// Median seconds from producing a status record to `serve`'s

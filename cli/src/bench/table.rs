@@ -34,6 +34,12 @@ pub(super) fn render_table(r: &BenchReport) -> String {
     let opt = |x: Option<f64>, unit: &str| x.map_or("n/a".to_string(), |x| format!("{x:.2}{unit}"));
     let row =
         |what: &str, value: String, goal: &str| vec![what.to_string(), value, goal.to_string()];
+    let both = |a: Option<f64>, b: Option<f64>, unit: &str| match (a, b) {
+        (Some(a), Some(b)) => format!("{a:.2}{unit} / {b:.2}{unit}"),
+        _ => "n/a".to_string(),
+    };
+    let cpu_pair = |raw: Option<f64>, inspect: Option<f64>| both(raw, inspect, " s");
+    let pair = |measured: Option<f64>, floor: Option<f64>| both(measured, floor, "x");
     let rows = vec![
         row(
             "config topic",
@@ -311,6 +317,16 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "<= 1.3x",
         ),
         row(
+            "machine CPU per read (raw / inspect; broker included)",
+            cpu_pair(r.broker.raw_read_cpu_seconds, r.broker.inspect_cpu_seconds),
+            "",
+        ),
+        row(
+            "inspect / raw read, means: measured / floor for that CPU on every core",
+            pair(r.broker.inspect_mean_to_raw_ratio, r.broker.inspect_cpu_floor_ratio),
+            "",
+        ),
+        row(
             "Java Connect worker start to config read",
             opt(r.broker.connect_worker_startup_seconds, " s"),
             "",
@@ -334,6 +350,22 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "inspect / raw read, three topics",
             opt(r.all_topics.inspect_all_to_raw_ratio, "x"),
             "<= 1.3x",
+        ),
+        row(
+            "machine CPU per read of the three (raw / inspect)",
+            cpu_pair(
+                r.all_topics.raw_read_all_cpu_seconds,
+                r.all_topics.inspect_all_cpu_seconds,
+            ),
+            "",
+        ),
+        row(
+            "the same ratio, means: measured / floor for that CPU on every core",
+            pair(
+                r.all_topics.inspect_all_mean_to_raw_ratio,
+                r.all_topics.inspect_all_cpu_floor_ratio,
+            ),
+            "",
         ),
         row(
             "serve freshness, p50 (status record produced to shown)",
