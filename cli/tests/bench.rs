@@ -98,10 +98,18 @@ fn tiny_bench_reports_every_field_as_json() {
         "inspect_seconds",
         "raw_read_seconds",
         "inspect_to_raw_ratio",
+        "raw_read_cpu_seconds",
+        "inspect_cpu_seconds",
+        "inspect_cpu_floor_ratio",
+        "inspect_mean_to_raw_ratio",
         "broker_all_records",
         "inspect_all_seconds",
         "raw_read_all_seconds",
         "inspect_all_to_raw_ratio",
+        "raw_read_all_cpu_seconds",
+        "inspect_all_cpu_seconds",
+        "inspect_all_cpu_floor_ratio",
+        "inspect_all_mean_to_raw_ratio",
         "serve_refresh_ms",
         "serve_freshness_p50_seconds",
         "serve_freshness_p99_seconds",
@@ -183,4 +191,23 @@ fn broker_rows_read_the_three_topics_and_time_serve_freshness() {
     }
     assert!(number("serve_freshness_p50_seconds") <= number("serve_freshness_p99_seconds"));
     assert_eq!(number("serve_refresh_ms"), 50.0);
+    // The machine's CPU during the reads, from /proc/stat: the ratio of the means wherever it
+    // is readable; the CPU figures and their floor when a tick passed during the runs.
+    if cfg!(target_os = "linux") {
+        for field in ["inspect_mean_to_raw_ratio", "inspect_all_mean_to_raw_ratio"] {
+            assert!(number(field) > 0.0, "{field} in {report:#}");
+        }
+    }
+    for (cpu, floor) in [
+        ("inspect_cpu_seconds", "inspect_cpu_floor_ratio"),
+        ("inspect_all_cpu_seconds", "inspect_all_cpu_floor_ratio"),
+    ] {
+        assert_eq!(report[cpu].is_null(), report[floor].is_null(), "{report:#}");
+        for field in [cpu, floor] {
+            assert!(
+                report[field].is_null() || number(field) >= 0.0,
+                "{field} in {report:#}"
+            );
+        }
+    }
 }
