@@ -371,6 +371,9 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
     /// While the machine applies a batch, the next batch of the same partition is already being
     /// fetched (a transport that reads on another thread, as the Kafka one does, reads it
     /// meanwhile); it is used only if the read goes on where it starts, and dropped otherwise.
+    /// When several partitions are behind their ends, the transport is told where each read
+    /// starts before the first fetch ([`Transport::expect_fetches`]), so that it can read them
+    /// all at once.
     pub async fn read_to_end(&mut self) -> Result<Vec<M::Event>, StoreError> {
         let mut events = Vec::new();
         self.read_to_end_into(&mut events).await?;
@@ -393,6 +396,18 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                     end,
                 });
             }
+        }
+        // Several partitions to read: the transport may start reading them all at once.
+        let starts: Vec<(i32, i64)> = ends
+            .iter()
+            .map(|(&partition, &end)| (partition, self.position(partition), end))
+            .filter(|&(_, position, end)| position < end)
+            .map(|(partition, position, _)| (partition, position))
+            .collect();
+        if starts.len() > 1 {
+            self.transport
+                .expect_fetches(&self.settings.topic, &starts)
+                .await;
         }
         let Self {
             settings,

@@ -134,6 +134,16 @@ pub trait Transport: Send + Sync {
     /// offset for a `read_committed` reader.
     async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError>;
 
+    /// Says where a read about to fetch several partitions of `topic` starts in each
+    /// (`(partition, from)`): a transport that reads in the background may start reading them
+    /// all now, so that each [`fetch`](Self::fetch) in turn finds its records on their way
+    /// (the Kafka one assigns them at once: a partition assigned in the middle of a read waits
+    /// for the fetch request in flight). A failure here is left for the fetches to report. The
+    /// default ignores it.
+    async fn expect_fetches(&self, topic: &str, starts: &[(i32, i64)]) {
+        let _ = (topic, starts);
+    }
+
     /// Fetches up to `max_records` records of one partition starting at `from`.
     async fn fetch(
         &self,

@@ -50,7 +50,8 @@ pub fn lock(cluster: &Mutex<MemoryCluster>) -> MutexGuard<'_, MemoryCluster> {
 pub struct Recording {
     inner: MemoryTransport,
     consumed: Mutex<Vec<OwnedRecord>>,
-    /// Where each fetch is noted as it starts (`fetch PARTITION@OFFSET`), if anywhere.
+    /// Where each fetch is noted as it starts (`fetch PARTITION@OFFSET`), and each
+    /// [`Transport::expect_fetches`] (`expect PARTITION@OFFSET ...`), if anywhere.
     starts: Option<Arc<Mutex<Vec<String>>>>,
 }
 
@@ -64,8 +65,9 @@ impl Recording {
         }
     }
 
-    /// Also notes each fetch as it starts (`fetch PARTITION@OFFSET`) in `log`, which a test
-    /// can share with a progress observer to see fetches and applied batches in one order.
+    /// Also notes each fetch as it starts (`fetch PARTITION@OFFSET`), and where the store said
+    /// its fetches would start (`expect PARTITION@OFFSET ...`), in `log`, which a test can
+    /// share with a progress observer to see fetches and applied batches in one order.
     pub fn noting_fetches_in(mut self, log: Arc<Mutex<Vec<String>>>) -> Self {
         self.starts = Some(log);
         self
@@ -92,6 +94,15 @@ impl Transport for Recording {
 
     async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
         self.inner.end_offsets(topic).await
+    }
+
+    async fn expect_fetches(&self, topic: &str, starts: &[(i32, i64)]) {
+        if let Some(log) = &self.starts {
+            let starts: Vec<String> = starts.iter().map(|(p, o)| format!("{p}@{o}")).collect();
+            let note = format!("expect {}", starts.join(" "));
+            log.lock().expect("fetch log lock").push(note);
+        }
+        self.inner.expect_fetches(topic, starts).await;
     }
 
     async fn fetch(

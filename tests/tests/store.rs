@@ -503,8 +503,10 @@ fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice
         }));
         reader.start().await.unwrap();
         assert_eq!(reader.machine().snapshot().len(), 10);
-        // Partitions in turn, each fetch started before the batch ahead of it is applied.
+        // Both partitions' starts said first; then partitions in turn, each fetch started
+        // before the batch ahead of it is applied.
         let expected = [
+            "expect 0@0 1@0",
             "fetch 0@0",
             "fetch 1@0",
             "applied 0@3",
@@ -515,5 +517,58 @@ fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice
             "applied 0@7",
         ];
         assert_eq!(*log.lock().unwrap(), expected);
+    });
+}
+
+#[test]
+fn the_transport_is_told_where_each_partition_behind_its_end_starts_before_the_first_fetch() {
+    runtime().block_on(async {
+        let cluster = memory();
+        cluster
+            .lock()
+            .unwrap()
+            .create_topic("off", TopicConfig::compacted(3))
+            .unwrap();
+        let producer = Arc::new(MemoryTransport::new(cluster.clone()));
+        let produce = |round: u32, partitions: &[i32]| {
+            let records: Vec<ProducerRecord> = partitions
+                .iter()
+                .enumerate()
+                .map(|(i, &partition)| ProducerRecord {
+                    key: format!(r#"["src",{{"file":"{round}-{i}"}}]"#).into_bytes(),
+                    value: Some(b"{\"pos\":1}".to_vec()),
+                    partition: Some(partition),
+                })
+                .collect();
+            let producer = Arc::clone(&producer);
+            async move {
+                producer
+                    .produce("off", &records, ProduceMode::Plain)
+                    .await
+                    .unwrap();
+            }
+        };
+        // Partitions 0 and 2 have records, partition 1 none.
+        produce(0, &[0, 0, 2]).await;
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let reader_transport = MemoryTransport::new(cluster.clone());
+        let logged = Arc::new(Recording::new(reader_transport).noting_fetches_in(log.clone()));
+        let mut reader = Store::new(
+            StoreSettings::new("off", TopicKind::Offsets),
+            logged,
+            OffsetLog::new(),
+        );
+        reader.start().await.unwrap();
+        let taken = |log: &Mutex<Vec<String>>| core::mem::take(&mut *log.lock().unwrap());
+        assert_eq!(taken(&log), ["expect 0@0 2@0", "fetch 0@0", "fetch 2@0"]);
+        // One partition behind: nothing to say ahead.
+        produce(1, &[1]).await;
+        reader.read_to_end().await.unwrap();
+        assert_eq!(taken(&log), ["fetch 1@0"]);
+        // Two behind again: each from where the read stands.
+        produce(2, &[0, 2, 2]).await;
+        reader.read_to_end().await.unwrap();
+        assert_eq!(taken(&log), ["expect 0@2 2@1", "fetch 0@2", "fetch 2@1"]);
+        assert_eq!(reader.machine().snapshot().len(), 7);
     });
 }

@@ -97,6 +97,19 @@ impl Reader {
         fetched
     }
 
+    /// Starts reading `topic`'s partitions in the background, each from its offset in
+    /// `starts` (librdkafka fetches into each partition's queue), so that the
+    /// [`fetch`](Self::fetch)es from there find their records on their way.
+    pub(crate) fn expect(
+        &mut self,
+        topic: &str,
+        starts: &[(i32, i64)],
+    ) -> Result<(), TransportError> {
+        starts
+            .iter()
+            .try_for_each(|&(partition, from)| self.place(topic, partition, from).map(|_| ()))
+    }
+
     /// `topic`'s `partition`, assigned with its queue at `from`: kept as it is when its last
     /// fetch stopped there, otherwise assigned afresh (every partition is, when one has to
     /// move: librdkafka moves a partition's fetch position only through a new assignment).
@@ -303,4 +316,47 @@ fn stray_record(topic: &str, stray: &impl Message) -> TransportError {
             stray.offset()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::KafkaSettings;
+    use rdkafka::mocking::MockCluster;
+
+    #[test]
+    fn expected_partitions_are_assigned_at_their_starts_and_kept_for_their_fetches() {
+        let mock = MockCluster::new(1).expect("librdkafka's mock cluster");
+        mock.create_topic("t", 3, 1).expect("a mock topic");
+        let settings = KafkaSettings::new(mock.bootstrap_servers());
+        let consumer = settings
+            .reader_config("connect-state-test")
+            .create_with_context(Context::new(&settings))
+            .expect("a consumer");
+        let mut reader = Reader::new(consumer);
+        reader.expect("t", &[(0, 0), (2, 5)]).expect("assigned");
+        let placed = |reader: &Reader| -> Vec<(i32, i64)> {
+            reader.assigned["t"]
+                .iter()
+                .map(|(&partition, assigned)| (partition, assigned.next))
+                .collect()
+        };
+        assert_eq!(placed(&reader), [(0, 0), (2, 5)]);
+        let mut listed: Vec<i32> = reader
+            .consumer
+            .assignment()
+            .expect("the assignment")
+            .elements()
+            .iter()
+            .map(|e| e.partition())
+            .collect();
+        listed.sort_unstable();
+        assert_eq!(listed, [0, 2]);
+        // Where a fetch starts as expected, the partition stays as it is; elsewhere, the
+        // partitions start over.
+        reader.place("t", 2, 5).expect("kept");
+        assert_eq!(placed(&reader), [(0, 0), (2, 5)]);
+        reader.place("t", 2, 1).expect("moved");
+        assert_eq!(placed(&reader), [(2, 1)]);
+    }
 }

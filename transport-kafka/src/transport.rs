@@ -547,6 +547,14 @@ impl Transport for KafkaTransport {
         self.redact(self.end_offsets_unredacted(topic).await)
     }
 
+    async fn expect_fetches(&self, topic: &str, starts: &[(i32, i64)]) {
+        let (name, starts) = (topic.to_string(), starts.to_vec());
+        // A failure is the fetches' to report (they start the partitions over).
+        let _ = self
+            .with_reader(topic, move |reader| reader.expect(&name, &starts))
+            .await;
+    }
+
     async fn fetch(
         &self,
         topic: &str,

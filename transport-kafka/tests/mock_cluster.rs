@@ -400,3 +400,50 @@ async fn fetches_go_round_partitions_and_topics_and_move_back_or_ahead_exactly()
         assert_eq!(batch.next_offset, offsets.last().unwrap() + 1);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitions_expected_at_once_are_fetched_in_any_order_and_from_elsewhere() {
+    let mock = MockCluster::new(1).unwrap();
+    mock.create_topic("ahead", 3, 1).unwrap();
+    let transport = transport(&mock, false);
+    for partition in 0..3 {
+        let records: Vec<ProducerRecord> = (0..6)
+            .map(|i| ProducerRecord {
+                partition: Some(partition),
+                ..record(&format!("{partition}-{i}"), Some("v"))
+            })
+            .collect();
+        transport
+            .produce("ahead", &records, ProduceMode::Plain)
+            .await
+            .unwrap();
+    }
+    // Every partition started where the read will begin; then fetched in another order, one
+    // of them from somewhere else than said.
+    transport
+        .expect_fetches("ahead", &[(0, 0), (1, 2), (2, 4)])
+        .await;
+    let steps: [(i32, i64, &[i64]); 4] = [
+        (2, 4, &[4, 5]),
+        (0, 0, &[0, 1, 2, 3, 4, 5]),
+        (1, 3, &[3, 4, 5]),
+        (1, 0, &[0, 1, 2, 3, 4, 5]),
+    ];
+    for (partition, from, offsets) in steps {
+        let batch = transport
+            .fetch("ahead", partition, from, 100)
+            .await
+            .unwrap();
+        let got: Vec<(i64, Vec<u8>)> = batch
+            .records
+            .iter()
+            .map(|r| (r.offset, r.key.clone().unwrap()))
+            .collect();
+        let expected: Vec<(i64, Vec<u8>)> = offsets
+            .iter()
+            .map(|&o| (o, format!("{partition}-{o}").into_bytes()))
+            .collect();
+        assert_eq!(got, expected, "partition {partition} from {from}");
+        assert_eq!(batch.next_offset, 6);
+    }
+}
