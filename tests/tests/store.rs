@@ -22,6 +22,17 @@ fn memory() -> Arc<Mutex<MemoryCluster>> {
     Arc::new(Mutex::new(MemoryCluster::new(7)))
 }
 
+/// A cluster with a compacted topic `off` of `partitions` partitions.
+fn memory_with_offsets_topic(partitions: i32) -> Arc<Mutex<MemoryCluster>> {
+    let cluster = memory();
+    cluster
+        .lock()
+        .unwrap()
+        .create_topic("off", TopicConfig::compacted(partitions))
+        .unwrap();
+    cluster
+}
+
 #[test]
 fn start_creates_missing_topics_as_connect_does() {
     runtime().block_on(async {
@@ -469,12 +480,7 @@ fn a_topic_that_now_ends_below_what_was_read_is_reported_not_read_as_new() {
 #[test]
 fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice() {
     runtime().block_on(async {
-        let cluster = memory();
-        cluster
-            .lock()
-            .unwrap()
-            .create_topic("off", TopicConfig::compacted(2))
-            .unwrap();
+        let cluster = memory_with_offsets_topic(2);
         let transport = MemoryTransport::new(cluster.clone()).with_max_fetch_records(3);
         let records: Vec<ProducerRecord> = (0..10)
             .map(|i| ProducerRecord {
@@ -523,12 +529,7 @@ fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice
 #[test]
 fn the_transport_is_told_where_each_partition_behind_its_end_starts_before_the_first_fetch() {
     runtime().block_on(async {
-        let cluster = memory();
-        cluster
-            .lock()
-            .unwrap()
-            .create_topic("off", TopicConfig::compacted(3))
-            .unwrap();
+        let cluster = memory_with_offsets_topic(3);
         let producer = Arc::new(MemoryTransport::new(cluster.clone()));
         let produce = |round: u32, partitions: &[i32]| {
             let records: Vec<ProducerRecord> = partitions

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use connect_state_kafka::{KafkaSettings, KafkaTransport};
 use connect_state_store::{
-    ProduceMode, Store, StoreSettings, TopicKind, Transport, TransportError,
+    FetchedBatch, ProduceMode, Store, StoreSettings, TopicKind, Transport, TransportError,
 };
 use engine::config::write;
 use engine::config::ConfigLog;
@@ -36,6 +36,24 @@ fn record(key: &str, value: Option<&str>) -> ProducerRecord {
         value: value.map(|v| v.as_bytes().to_vec()),
         partition: None,
     }
+}
+
+/// A fetched batch's records as `(offset, key)`.
+fn offsets_and_keys(batch: &FetchedBatch) -> Vec<(i64, Vec<u8>)> {
+    batch
+        .records
+        .iter()
+        .map(|r| (r.offset, r.key.clone().unwrap()))
+        .collect()
+}
+
+/// `(offset, key)` of the records at `offsets` of a partition whose keys are
+/// `TOPIC-PARTITION-OFFSET`.
+fn keyed(topic: &str, partition: i32, offsets: &[i64]) -> Vec<(i64, Vec<u8>)> {
+    offsets
+        .iter()
+        .map(|&o| (o, format!("{topic}-{partition}-{o}").into_bytes()))
+        .collect()
 }
 
 /// A store over an existing mock topic (the mock cannot describe configs, so `start` is replaced
@@ -386,16 +404,11 @@ async fn fetches_go_round_partitions_and_topics_and_move_back_or_ahead_exactly()
     ];
     for (topic, partition, from, max, offsets) in steps {
         let batch = transport.fetch(topic, partition, from, max).await.unwrap();
-        let got: Vec<(i64, Vec<u8>)> = batch
-            .records
-            .iter()
-            .map(|r| (r.offset, r.key.clone().unwrap()))
-            .collect();
-        let expected: Vec<(i64, Vec<u8>)> = offsets
-            .iter()
-            .map(|&o| (o, format!("{topic}-{partition}-{o}").into_bytes()))
-            .collect();
-        assert_eq!(got, expected, "{topic} partition {partition} from {from}");
+        assert_eq!(
+            offsets_and_keys(&batch),
+            keyed(topic, partition, offsets),
+            "{topic} partition {partition} from {from}"
+        );
         assert!(batch.records.iter().all(|r| r.partition == partition));
         assert_eq!(batch.next_offset, offsets.last().unwrap() + 1);
     }
@@ -410,7 +423,7 @@ async fn partitions_expected_at_once_are_fetched_in_any_order_and_from_elsewhere
         let records: Vec<ProducerRecord> = (0..6)
             .map(|i| ProducerRecord {
                 partition: Some(partition),
-                ..record(&format!("{partition}-{i}"), Some("v"))
+                ..record(&format!("ahead-{partition}-{i}"), Some("v"))
             })
             .collect();
         transport
@@ -434,16 +447,11 @@ async fn partitions_expected_at_once_are_fetched_in_any_order_and_from_elsewhere
             .fetch("ahead", partition, from, 100)
             .await
             .unwrap();
-        let got: Vec<(i64, Vec<u8>)> = batch
-            .records
-            .iter()
-            .map(|r| (r.offset, r.key.clone().unwrap()))
-            .collect();
-        let expected: Vec<(i64, Vec<u8>)> = offsets
-            .iter()
-            .map(|&o| (o, format!("{partition}-{o}").into_bytes()))
-            .collect();
-        assert_eq!(got, expected, "partition {partition} from {from}");
+        assert_eq!(
+            offsets_and_keys(&batch),
+            keyed("ahead", partition, offsets),
+            "partition {partition} from {from}"
+        );
         assert_eq!(batch.next_offset, 6);
     }
 }
