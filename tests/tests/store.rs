@@ -394,6 +394,107 @@ fn progress_observer_sees_every_batch_up_to_the_end() {
     });
 }
 
+/// The memory transport, counting how often the end offsets are sampled; its first
+/// description of a topic waits (up to two seconds) for the end offsets to be asked for, and
+/// notes whether they were.
+struct CountingEnds {
+    inner: MemoryTransport,
+    samples: Mutex<usize>,
+    asked: tokio::sync::Notify,
+    descriptions: Mutex<usize>,
+    described_while_sampled: Mutex<bool>,
+}
+
+#[async_trait]
+impl Transport for CountingEnds {
+    async fn describe_topic(&self, t: &str) -> Result<Option<TopicDescription>, TransportError> {
+        let first = {
+            let mut descriptions = self.descriptions.lock().unwrap();
+            *descriptions += 1;
+            *descriptions == 1
+        };
+        if first {
+            let asked = tokio::time::timeout(Duration::from_secs(2), self.asked.notified()).await;
+            *self.described_while_sampled.lock().unwrap() = asked.is_ok();
+        }
+        self.inner.describe_topic(t).await
+    }
+    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
+        self.inner.create_topic(topic).await
+    }
+    async fn end_offsets(&self, topic: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        *self.samples.lock().unwrap() += 1;
+        self.asked.notify_one();
+        self.inner.end_offsets(topic).await
+    }
+    async fn fetch(
+        &self,
+        topic: &str,
+        partition: i32,
+        from: i64,
+        max_records: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        self.inner.fetch(topic, partition, from, max_records).await
+    }
+    async fn produce(
+        &self,
+        topic: &str,
+        records: &[ProducerRecord],
+        mode: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        self.inner.produce(topic, records, mode).await
+    }
+}
+
+#[test]
+fn start_reads_to_the_ends_sampled_while_it_describes_the_topic_and_samples_again_after_creating_it(
+) {
+    runtime().block_on(async {
+        let cluster = memory_with_offsets_topic(2);
+        let records: Vec<ProducerRecord> = (0..4)
+            .map(|i| ProducerRecord {
+                key: format!(r#"["src",{{"file":"{i}"}}]"#).into_bytes(),
+                value: Some(b"{\"pos\":1}".to_vec()),
+                partition: Some(i % 2),
+            })
+            .collect();
+        MemoryTransport::new(cluster.clone())
+            .produce("off", &records, ProduceMode::Plain)
+            .await
+            .unwrap();
+        let counting = || {
+            Arc::new(CountingEnds {
+                inner: MemoryTransport::new(cluster.clone()),
+                samples: Mutex::new(0),
+                asked: tokio::sync::Notify::new(),
+                descriptions: Mutex::new(0),
+                described_while_sampled: Mutex::new(false),
+            })
+        };
+        // The topic is there: one sample, taken while it is described, and read to.
+        let transport = counting();
+        let mut store = Store::new(
+            StoreSettings::new("off", TopicKind::Offsets),
+            Arc::clone(&transport),
+            OffsetLog::new(),
+        );
+        store.start().await.unwrap();
+        assert_eq!(store.machine().snapshot().len(), 4);
+        assert_eq!(*transport.samples.lock().unwrap(), 1);
+        assert!(*transport.described_while_sampled.lock().unwrap());
+        // A topic created by the start: its first sample came before it existed.
+        let transport = counting();
+        let mut store = Store::new(
+            StoreSettings::new("new-off", TopicKind::Offsets),
+            Arc::clone(&transport),
+            OffsetLog::new(),
+        );
+        store.start().await.unwrap();
+        assert_eq!(*transport.samples.lock().unwrap(), 2);
+        assert_eq!(store.next_offsets().len(), 0);
+    });
+}
+
 /// A one-partition topic whose end offset can be moved: fetches return records with a key
 /// Connect ignores, from the requested offset to the end.
 struct Movable {

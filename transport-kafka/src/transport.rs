@@ -387,18 +387,19 @@ impl KafkaTransport {
     ) -> Result<Option<TopicDescription>, TransportError> {
         let timeout = self.settings.request_timeout;
         let name = topic.to_string();
-        let Some(partitions) = self
-            .with_consumer(topic, move |c| Self::partition_count(c, &name, timeout))
-            .await?
-        else {
+        let options = AdminOptions::new().request_timeout(Some(timeout));
+        let resources = [ResourceSpecifier::Topic(topic)];
+        // Both requests at once, each on its own client's connection (on a fresh transport
+        // each first connects: one wait instead of two). The configs of a topic that does not
+        // exist are not looked at.
+        let (partitions, results) = tokio::join!(
+            self.with_consumer(topic, move |c| Self::partition_count(c, &name, timeout)),
+            self.admin.describe_configs(&resources, &options)
+        );
+        let Some(partitions) = partitions? else {
             return Ok(None);
         };
-        let options = AdminOptions::new().request_timeout(Some(timeout));
-        let results = self
-            .admin
-            .describe_configs(&[ResourceSpecifier::Topic(topic)], &options)
-            .await
-            .map_err(|e| broker(topic, e))?;
+        let results = results.map_err(|e| broker(topic, e))?;
         let mut cleanup_policy = String::from("delete");
         for result in results {
             let resource = result.map_err(|e| broker(topic, e))?;
