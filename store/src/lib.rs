@@ -315,11 +315,12 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         events: &mut impl Extend<M::Event>,
     ) -> Result<(), StoreError> {
         // The end offsets are sampled while the topic is described: one wait instead of two
-        // when the topic is there. Sampled again when it had to be created, or the first
-        // sample failed.
+        // when the topic is there. A refusal of the topic ends the start at once; the offsets
+        // are sampled again when the topic had to be created, or the first sample failed.
         let topic = self.settings.topic.as_str();
-        let (created, ends) = tokio::join!(self.ensure_topic(), self.transport.end_offsets(topic));
-        let ends = match (created?, ends) {
+        let sample = async { Ok(self.transport.end_offsets(topic).await) };
+        let (created, ends) = tokio::try_join!(self.ensure_topic(), sample)?;
+        let ends = match (created, ends) {
             (false, Ok(ends)) => ends,
             _ => self.transport.end_offsets(topic).await?,
         };

@@ -389,17 +389,19 @@ impl KafkaTransport {
         let name = topic.to_string();
         let options = AdminOptions::new().request_timeout(Some(timeout));
         let resources = [ResourceSpecifier::Topic(topic)];
-        // Both requests at once, each on its own client's connection (on a fresh transport
-        // each first connects: one wait instead of two). The configs of a topic that does not
-        // exist are not looked at.
-        let (partitions, results) = tokio::join!(
-            self.with_consumer(topic, move |c| Self::partition_count(c, &name, timeout)),
-            self.admin.describe_configs(&resources, &options)
-        );
-        let Some(partitions) = partitions? else {
+        // The configs are asked for now (the admin client sends the request at once, on its
+        // own connection) and awaited after the partition count: on a fresh transport both
+        // clients connect at the same time. A topic that does not exist, or a failure of the
+        // consumer's request (which stops at a refused login, where the admin client's would
+        // wait out its timeout), ends the call without the configs.
+        let configs = self.admin.describe_configs(&resources, &options);
+        let Some(partitions) = self
+            .with_consumer(topic, move |c| Self::partition_count(c, &name, timeout))
+            .await?
+        else {
             return Ok(None);
         };
-        let results = results.map_err(|e| broker(topic, e))?;
+        let results = configs.await.map_err(|e| broker(topic, e))?;
         let mut cleanup_policy = String::from("delete");
         for result in results {
             let resource = result.map_err(|e| broker(topic, e))?;
