@@ -314,30 +314,17 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         &mut self,
         events: &mut impl Extend<M::Event>,
     ) -> Result<(), StoreError> {
-        // The end offsets are sampled while the topic is described: one wait instead of two
-        // when the topic is there. A refusal of the topic ends the start at once; the offsets
-        // are sampled again when the topic had to be created, or the first sample failed.
-        let topic = self.settings.topic.as_str();
-        let sample = async { Ok(self.transport.end_offsets(topic).await) };
-        let (created, ends) = tokio::try_join!(self.ensure_topic(), sample)?;
-        let ends = match (created, ends) {
-            (false, Ok(ends)) => ends,
-            _ => self.transport.end_offsets(topic).await?,
-        };
-        self.read_to_ends_into(ends, events).await?;
+        self.ensure_topic().await?;
+        self.read_to_end_into(events).await?;
         self.machine.mark_caught_up();
         Ok(())
     }
 
-    /// Makes sure the topic exists (creating it when the settings allow) and is valid; `true`
-    /// when it was created.
-    async fn ensure_topic(&self) -> Result<bool, StoreError> {
+    async fn ensure_topic(&self) -> Result<(), StoreError> {
         let s = &self.settings;
-        let mut created = false;
         let description = match self.transport.describe_topic(&s.topic).await? {
             Some(d) => d,
             None if s.create_if_missing => {
-                created = true;
                 let mut configs = s.topic_configs.clone();
                 configs.insert("cleanup.policy".into(), "compact".into());
                 let partitions = match s.kind {
@@ -375,7 +362,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                 })
             }
         };
-        validate_topic(&s.topic, s.kind, &description).map(|()| created)
+        validate_topic(&s.topic, s.kind, &description)
     }
 
     /// Reads every partition to the end offsets sampled now, applying each record, and returns
@@ -399,16 +386,6 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         events: &mut impl Extend<M::Event>,
     ) -> Result<(), StoreError> {
         let ends = self.transport.end_offsets(&self.settings.topic).await?;
-        self.read_to_ends_into(ends, events).await
-    }
-
-    /// [`read_to_end_into`](Self::read_to_end_into) up to `ends`, the end offsets the caller
-    /// sampled.
-    async fn read_to_ends_into(
-        &mut self,
-        ends: BTreeMap<i32, i64>,
-        events: &mut impl Extend<M::Event>,
-    ) -> Result<(), StoreError> {
         for (&partition, &end) in &ends {
             let position = self.position(partition);
             if end < position {
