@@ -98,6 +98,13 @@ impl Borrow<str> for Name {
     }
 }
 
+/// Hashes as the `str` it holds, so that a map of names is looked up by `&str`.
+impl core::hash::Hash for Name {
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
 impl PartialEq for Name {
     fn eq(&self, other: &Self) -> bool {
         self.head == other.head && self.text == other.text

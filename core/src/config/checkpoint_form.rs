@@ -13,7 +13,7 @@ use super::diagnostics::{Inconsistency, OrphanRecords};
 use super::properties::{ConfigTable, ConfigTableRef, Properties};
 use super::snapshot::Tables;
 use super::types::{SessionKey, TargetState};
-use super::{ConfigTopic, Deferred};
+use super::{ConfigTopic, Deferred, Deferreds};
 use crate::name::Name;
 use crate::persistent::{PMap, PSet};
 use crate::sync::Arc;
@@ -82,7 +82,10 @@ impl Serialize for ConfigTopic {
             .map(|(c, p)| (c.as_str(), configs.number(p)))
             .collect();
         let mut deferred = Vec::with_capacity(self.deferred.len());
-        for (c, buffered) in &self.deferred {
+        // In name order, as every other table (the map itself has none).
+        let mut sorted: Vec<(&Name, &Deferred)> = self.deferred.iter().collect();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (c, buffered) in sorted {
             deferred.push((c.as_str(), numbered(&mut configs, buffered.tasks.iter())));
         }
         WireRef {
@@ -137,7 +140,7 @@ impl<'de> Deserialize<'de> for ConfigTopic {
             task_configs.push((c, tasks(refs)?.into_iter().collect::<PMap<_, _>>()));
         }
         let connector_configs = by_connector(wire.connector_configs)?;
-        let mut deferred = PMap::new();
+        let mut deferred = Deferreds::default();
         for (c, refs) in wire.deferred {
             let buffered = Deferred {
                 tasks: tasks(refs)?.into_iter().collect(),

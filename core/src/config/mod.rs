@@ -63,6 +63,12 @@ struct Deferred {
     has_config: bool,
 }
 
+/// The task configs awaiting their connector's commit, by connector. Every task record looks
+/// its connector up here, so a hash map rather than an ordered one (a `PMap` search was a
+/// tenth of the config replay): nothing iterates it but a checkpoint, which sorts it. The seed
+/// is fixed, so the order of a map's entries depends only on what was written to it.
+type Deferreds = hashbrown::HashMap<Name, Deferred, foldhash::fast::FixedState>;
+
 /// The config topic's own state, which [`ConfigLog`] drives: the tables, the deferred buffer
 /// and the diagnostic records. Checkpoints hold it (with the engine's positions and skip
 /// counters); the event queue and the caught-up flag are not in them.
@@ -71,7 +77,7 @@ struct Deferred {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigTopic {
     tables: Tables,
-    deferred: PMap<Name, Deferred>,
+    deferred: Deferreds,
     inconsistencies: PMap<Name, Inconsistency>,
     orphans: PMap<Name, OrphanRecords>,
     /// How recent configurations listed their names: a cache, not state (never in a checkpoint,
@@ -179,7 +185,7 @@ impl ConfigTopic {
         let key = Name::key(c);
         let t = &mut self.tables;
         t.connector_configs.set(&key, props);
-        if let Some(buffered) = self.deferred.get_mut(&key) {
+        if let Some(buffered) = self.deferred.get_mut(c) {
             buffered.has_config = true;
         }
         if !t.target_states.contains_key(&key) {
@@ -202,20 +208,29 @@ impl ConfigTopic {
             return Err(ConfigSkip::UnexpectedTombstone);
         }
         let props = values::properties(read, &mut self.shapes)?;
-        let key = Name::key(&connector);
-        let configs = &self.tables.connector_configs;
-        let buffered = self.deferred.get_or_insert_with(&key, || Deferred {
-            tasks: BTreeMap::new(),
-            has_config: configs.contains_key(&key),
-        });
+        let has_config = match self.deferred.get_mut(&*connector) {
+            Some(buffered) => {
+                buffered.tasks.insert(task, props);
+                buffered.has_config
+            }
+            None => {
+                let has_config = self
+                    .tables
+                    .connector_configs
+                    .contains_key(&Name::key(&connector));
+                let tasks = BTreeMap::from([(task, props)]);
+                let buffered = Deferred { tasks, has_config };
+                self.deferred.insert(Name::from(&*connector), buffered);
+                has_config
+            }
+        };
         debug_assert_eq!(
-            buffered.has_config,
+            has_config,
             self.tables.connector_configs.contains_key(&*connector)
         );
-        if !buffered.has_config {
+        if !has_config {
             diagnostics::note_orphan(&mut self.orphans, &connector, offset, false);
         }
-        buffered.tasks.insert(task, props);
         Ok(())
     }
 
@@ -238,7 +253,7 @@ impl ConfigTopic {
         // Steps 2 and 4: a non-map value or a non-integer count leaves everything untouched.
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
-        let mut deferred = self.deferred.get_mut(&key);
+        let mut deferred = self.deferred.get_mut(c);
         let consistent = is_complete(deferred.as_deref().map(|d| &d.tasks), count);
         let mut applied_ids = Vec::new();
         let t = &mut self.tables;
@@ -250,10 +265,16 @@ impl ConfigTopic {
                 .map(|d| core::mem::take(&mut d.tasks))
             {
                 if !entries.is_empty() {
+                    applied_ids.extend(entries.keys().copied());
                     let applied = t.task_configs.get_or_insert_with(&key, PMap::new);
-                    for (task, props) in entries {
-                        applied.insert(task, props);
-                        applied_ids.push(task);
+                    if applied.is_empty() {
+                        // The usual case (a connector's first commit, or the first after its
+                        // removal): the ids come sorted, and the map is built in one pass.
+                        *applied = entries.into_iter().collect();
+                    } else {
+                        for (task, props) in entries {
+                            applied.insert(task, props);
+                        }
                     }
                 }
                 match t.generations.get_mut(&key) {
