@@ -9,11 +9,12 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use super::deferred::{Deferred, Deferreds};
 use super::diagnostics::{Inconsistency, OrphanRecords};
 use super::properties::{ConfigTable, ConfigTableRef, Properties};
 use super::snapshot::Tables;
 use super::types::{SessionKey, TargetState};
-use super::{ConfigTopic, Deferred, Deferreds};
+use super::ConfigTopic;
 use crate::name::Name;
 use crate::persistent::{PMap, PSet};
 use crate::sync::Arc;

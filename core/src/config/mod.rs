@@ -6,6 +6,7 @@
 //! `ClusterConfigState`; [`write`](mod@write) builds the records a writer must produce.
 
 mod checkpoint_form;
+mod deferred;
 mod diagnostics;
 mod event;
 mod history;
@@ -19,7 +20,6 @@ mod values;
 pub mod write;
 
 use alloc::borrow::Cow;
-use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 
 pub use diagnostics::{ConfigDiagnostics, Inconsistency, OrphanRecords, MAX_LISTED_MISSING};
@@ -44,30 +44,13 @@ use crate::skips::SkipCounts;
 use crate::sync::Arc;
 use crate::TopicKind;
 use crate::{Record, RecordOutcome};
+use deferred::{Deferred, Deferreds, TaskBuffer};
 use keys::ConfigKey;
 use snapshot::Tables;
 use values::Body;
 
 /// What handling a config record did.
 pub type ConfigOutcome = RecordOutcome<ConfigSkip>;
-
-/// Task configs read since the connector's previous commit (Java's `deferredTaskUpdates[c]`).
-/// A connector with no entry and one with an empty entry behave differently (spec §3.4).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Deferred {
-    tasks: BTreeMap<i32, Properties>,
-    /// Whether the connector has a config (`connector_configs` holds it): what the orphan
-    /// diagnostics ask of every task record, kept here so that a task record needn't look the
-    /// connector up among all of them (`on_connector` sets it, `remove_connector` drops the
-    /// entry with the config).
-    has_config: bool,
-}
-
-/// The task configs awaiting their connector's commit, by connector. Every task record looks
-/// its connector up here, so a hash map rather than an ordered one (a `PMap` search was a
-/// tenth of the config replay): nothing iterates it but a checkpoint, which sorts it. The seed
-/// is fixed, so the order of a map's entries depends only on what was written to it.
-type Deferreds = hashbrown::HashMap<Name, Deferred, foldhash::fast::FixedState>;
 
 /// The config topic's own state, which [`ConfigLog`] drives: the tables, the deferred buffer
 /// and the diagnostic records. Checkpoints hold it (with the engine's positions and skip
@@ -218,7 +201,8 @@ impl ConfigTopic {
                     .tables
                     .connector_configs
                     .contains_key(&Name::key(&connector));
-                let tasks = BTreeMap::from([(task, props)]);
+                let mut tasks = TaskBuffer::default();
+                tasks.insert(task, props);
                 let buffered = Deferred { tasks, has_config };
                 self.deferred.insert(Name::from(&*connector), buffered);
                 has_config
@@ -254,18 +238,15 @@ impl ConfigTopic {
         let count = values::count(values::object(body)?, "tasks")?;
         // Steps 3 and 5.
         let mut deferred = self.deferred.get_mut(c);
-        let consistent = is_complete(deferred.as_deref().map(|d| &d.tasks), count);
+        let consistent = deferred::is_complete(deferred.as_deref().map(|d| &d.tasks), count);
         let mut applied_ids = Vec::new();
         let t = &mut self.tables;
         if consistent {
             // Step 7: apply everything buffered, indices beyond the count included. The
             // configurations move out of the buffer, which step 8 would clear anyway.
-            if let Some(entries) = deferred
-                .as_deref_mut()
-                .map(|d| core::mem::take(&mut d.tasks))
-            {
+            if let Some(entries) = deferred.as_deref_mut().map(|d| d.tasks.take()) {
                 if !entries.is_empty() {
-                    applied_ids.extend(entries.keys().copied());
+                    applied_ids.extend(entries.iter().map(|&(id, _)| id));
                     let applied = t.task_configs.get_or_insert_with(&key, PMap::new);
                     if applied.is_empty() {
                         // The usual case (a connector's first commit, or the first after its
@@ -293,7 +274,7 @@ impl ConfigTopic {
                 t.inconsistent.insert(key.to_key());
             }
             let (missing_tasks, missing_count) =
-                missing(deferred.as_deref().map(|d| &d.tasks), count);
+                deferred::missing(deferred.as_deref().map(|d| &d.tasks), count);
             self.inconsistencies.insert(
                 key.to_key(),
                 Inconsistency {
@@ -401,30 +382,6 @@ impl ConfigTopic {
         });
         Ok(())
     }
-}
-
-/// Java's `completeTaskIdSet`: at least `count` ids buffered and every id in `0..count` among
-/// them. Extra ids are fine; a count of 0 or less is always complete.
-fn is_complete(buffered: Option<&BTreeMap<i32, Properties>>, count: i32) -> bool {
-    if count <= 0 {
-        return true;
-    }
-    let Some(ids) = buffered else {
-        return false;
-    };
-    // `len >= count` first, so the loop below runs at most `len` times.
-    usize::try_from(count).is_ok_and(|n| ids.len() >= n) && (0..count).all(|i| ids.contains_key(&i))
-}
-
-/// The ids in `0..count` that are not buffered: the first [`MAX_LISTED_MISSING`] and the total.
-fn missing(buffered: Option<&BTreeMap<i32, Properties>>, count: i32) -> (Vec<i32>, u64) {
-    let present = buffered.map_or(0, |ids| ids.range(0..count.max(0)).count());
-    let total = u64::try_from(count.max(0)).unwrap_or(0) - present as u64;
-    let listed = (0..count.max(0))
-        .filter(|i| buffered.is_none_or(|ids| !ids.contains_key(i)))
-        .take(MAX_LISTED_MISSING)
-        .collect();
-    (listed, total)
 }
 
 #[cfg(test)]
