@@ -70,6 +70,7 @@ fn tiny_bench_reports_every_field_as_json() {
         "status_replay_peak_memory_bytes",
         "offsets_memory_bytes",
         "offsets_memory_bytes_per_entry",
+        "offsets_resident_bytes",
         "offsets_memory_ratio",
         "outputs_states_bytes",
         "outputs_replay_json_peak_bytes",
@@ -141,6 +142,23 @@ fn tiny_bench_reports_every_field_as_json() {
     );
     assert_eq!(number("offsets_records"), offsets.records as f64);
     assert_eq!(number("offsets_live_entries"), offsets.live as f64);
+}
+
+/// The offsets state's memory alone, the phase the offsets rows take their memory from (run in
+/// a process whose allocator returns freed memory at once): one figure, a number on Linux.
+#[test]
+fn offsets_memory_phase_measures_the_state_alone() {
+    let live = bench_json(&["--phase", "offsets-memory"]);
+    let fields: Vec<&String> = live.as_object().expect("an object").keys().collect();
+    assert_eq!(fields, ["offsets_memory_bytes"]);
+    if cfg!(target_os = "linux") {
+        assert!(
+            live["offsets_memory_bytes"]
+                .as_f64()
+                .is_some_and(|b| b > 0.0),
+            "{live}"
+        );
+    }
 }
 
 #[test]

@@ -51,7 +51,8 @@ pub trait TopicMachine {
     /// The next queued event, oldest first: drain until `None` after every `handle_record`.
     #[must_use]
     fn poll_event(&mut self) -> Option<Self::Event>;
-    /// The current state, O(1); later records do not change it.
+    /// The current state, O(1) once caught up (the offsets topic sorts its keys into the view
+    /// before that, O(n log n)); later records do not change it.
     #[must_use]
     fn snapshot(&self) -> Self::Snapshot;
     /// The next offset to fetch from `partition` (0 when nothing was read from it).
@@ -158,8 +159,14 @@ pub trait Topic: Default + Serialize + DeserializeOwned {
         events: &mut Events<'_, Self::Event>,
     ) -> Result<(), Self::Skip>;
 
-    /// The state as an immutable view, O(1).
+    /// The state as an immutable view, O(1) once caught up (a topic may hold its state in a
+    /// form that is faster to write and slower to share while it is read from its start).
     fn snapshot(&self) -> Self::Snapshot;
+
+    /// Called once, when the start-up read is caught up ([`TopicLog::mark_caught_up`]): a
+    /// topic that held its state in a form for loading moves it into the form snapshots
+    /// share. The default does nothing.
+    fn caught_up(&mut self) {}
 
     /// The diagnostics, with the engine's skip counters.
     fn diagnostics(&self, skipped: &SkipCounts<SkipKind<Self>>) -> Self::Diagnostics;
@@ -256,6 +263,9 @@ impl<T: Topic> TopicLog<T> {
     /// events (Java's `started = true`). Call it once, after the start-up catch-up; calling it
     /// again changes nothing.
     pub fn mark_caught_up(&mut self) {
+        if !self.caught_up {
+            self.topic.caught_up();
+        }
         self.caught_up = true;
     }
 
@@ -302,7 +312,8 @@ impl<T: Topic> TopicLog<T> {
         self.events.pop_front()
     }
 
-    /// An immutable view of the current state, O(1); later records do not change it.
+    /// An immutable view of the current state, O(1) once caught up (the offsets topic sorts
+    /// its keys into the view before that, O(n log n)); later records do not change it.
     #[must_use]
     pub fn snapshot(&self) -> T::Snapshot {
         self.topic.snapshot()

@@ -235,8 +235,15 @@ pub struct OffsetsFigures {
     /// The same topic streamed in batches into the log whose memory is measured (generation
     /// excluded): a cold run, every entry's memory touched for the first time.
     pub offsets_stream_replay_records_per_sec: f64,
-    /// Resident-set growth from streaming the offsets topic into a fresh `OffsetLog`.
+    /// Resident-set growth from streaming the offsets topic into a fresh `OffsetLog`, in a
+    /// process whose allocator returns freed memory at once (the `offsets-memory` phase): what
+    /// the live state holds, as Java's heap is measured after a full collection. Measured in
+    /// this process (as `offsets_resident_bytes`) when no such process can run.
     pub offsets_memory_bytes: Option<u64>,
+    /// The resident-set growth in this process, right after the catch-up, with the allocator's
+    /// defaults: the live state, and the memory the start-up read freed (its loading table)
+    /// that mimalloc has not yet returned (it waits a second).
+    pub offsets_resident_bytes: Option<u64>,
     /// `offsets_memory_bytes` per live entry.
     pub offsets_memory_bytes_per_entry: Option<f64>,
     /// Memory per live entry over its raw key and value bytes (goal: at most 2).
@@ -327,6 +334,9 @@ pub enum Phase {
     Status,
     /// The offsets topic.
     Offsets,
+    /// The offsets topic's state alone, streamed into a fresh log: its resident-set growth
+    /// (the `offsets` phase runs it in a process whose allocator returns freed memory at once).
+    OffsetsMemory,
     /// History against replay, over the three topics.
     History,
     /// `/metrics` scrapes of the three topics' state.
@@ -375,10 +385,36 @@ fn bench_broker(
     Ok(Default::default())
 }
 
+/// mimalloc keeps freed memory a second before it returns it to the system
+/// (`MIMALLOC_PURGE_DELAY`, in milliseconds): the `offsets-memory` child returns it at once, so
+/// that its resident set is the live state.
+const RETURN_FREED_AT_ONCE: (&str, &str) = ("MIMALLOC_PURGE_DELAY", "0");
+
+/// The offsets rows, the memory rows from the `offsets-memory` phase's own process when it
+/// can run (see [`OffsetsFigures::offsets_memory_bytes`]).
+fn offsets_figures(args: &BenchArgs, scale: &Scale, runs: u32) -> Result<OffsetsFigures, CliError> {
+    let mut figures = replay::bench_offsets(scale, args.seed, runs)?;
+    let live: Option<replay::OffsetsMemory> =
+        isolated_with(Phase::OffsetsMemory, args, &[RETURN_FREED_AT_ONCE]);
+    if let Some(live) = live {
+        figures.set_memory(live.offsets_memory_bytes);
+    }
+    Ok(figures)
+}
+
 /// Runs one phase in a fresh `connect-state bench --phase ..` process, so that its memory
 /// figures start from a fresh heap. `None` when this is not the `connect-state` binary (the
 /// library used elsewhere) or the child could not run.
 fn isolated<T: serde::de::DeserializeOwned>(phase: Phase, args: &BenchArgs) -> Option<T> {
+    isolated_with(phase, args, &[])
+}
+
+/// [`isolated`], with `env` set in the child's environment.
+fn isolated_with<T: serde::de::DeserializeOwned>(
+    phase: Phase,
+    args: &BenchArgs,
+    env: &[(&str, &str)],
+) -> Option<T> {
     let exe = std::env::current_exe().ok()?;
     if exe.file_stem()? != "connect-state" {
         return None;
@@ -387,6 +423,7 @@ fn isolated<T: serde::de::DeserializeOwned>(phase: Phase, args: &BenchArgs) -> O
     let output = std::process::Command::new(exe)
         .args(["bench", "--phase", &phase, "--scale", args.scale.name()])
         .args(["--seed", &args.seed.to_string(), "--format", "json"])
+        .envs(env.iter().copied())
         .stderr(std::process::Stdio::inherit())
         .output()
         .ok()?;
@@ -470,8 +507,9 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         let figures = match only {
             Phase::Config => serde_json::to_value(replay::bench_config(&scale, args.seed, runs)?)?,
             Phase::Status => serde_json::to_value(replay::bench_status(&scale, args.seed, runs)?)?,
-            Phase::Offsets => {
-                serde_json::to_value(replay::bench_offsets(&scale, args.seed, runs)?)?
+            Phase::Offsets => serde_json::to_value(offsets_figures(&args, &scale, runs)?)?,
+            Phase::OffsetsMemory => {
+                serde_json::to_value(replay::bench_offsets_memory(&scale, args.seed)?)?
             }
             Phase::History => serde_json::to_value(crate::bench::history::bench_history(
                 &scale, args.seed, runs,
@@ -509,7 +547,7 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
         replay::bench_status(&scale, args.seed, runs)
     })?;
     let offsets = phase(Phase::Offsets, &args, &mut isolated_ok, || {
-        replay::bench_offsets(&scale, args.seed, runs)
+        offsets_figures(&args, &scale, runs)
     })?;
     let history = phase(Phase::History, &args, &mut isolated_ok, || {
         crate::bench::history::bench_history(&scale, args.seed, runs)

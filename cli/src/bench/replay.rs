@@ -2,6 +2,7 @@
 //! checkpoint restart and the offsets tail with snapshots held.
 
 use engine::OwnedRecord;
+use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 use engine::config::ConfigLog;
@@ -59,15 +60,11 @@ pub fn restart_config(checkpoint: &[u8], tail: &[OwnedRecord]) -> Result<ConfigL
     Ok(log)
 }
 
-/// The offsets topic's rows. First it is streamed into a fresh `OffsetLog` in batches
-/// (generation untimed), measuring the resident-set growth the live entries cost and the cold
-/// throughput (every entry in memory touched for the first time); the tail rows use that
-/// state. Then the whole topic, held in memory, is replayed into fresh logs `runs` times and
-/// the best counts: the replay throughput, measured as `--java` measures Java's stores (the
-/// records in memory, the best of warm runs).
-pub fn bench_offsets(scale: &Scale, seed: u64, runs: u32) -> Result<OffsetsFigures, CliError> {
+/// The offsets topic streamed into a fresh log in batches of generated records (generation
+/// untimed), marked caught up: the log, the records, the time applying them took, and the
+/// resident-set growth (every entry in memory touched for the first time).
+fn stream_offsets(scale: &Scale, seed: u64) -> (OffsetLog, u64, Duration, Option<u64>) {
     const BATCH: usize = 8_192;
-    let counts = synth::offsets_counts(scale.offsets_partitions, seed);
     let mut stream = synth::offsets_topic(scale, seed);
     let mut batch: Vec<OwnedRecord> = Vec::with_capacity(BATCH);
     let base = memory::rss();
@@ -89,8 +86,47 @@ pub fn bench_offsets(scale: &Scale, seed: u64, runs: u32) -> Result<OffsetsFigur
         records += batch.len() as u64;
     }
     drop(batch);
+    let start = Instant::now();
     log.mark_caught_up();
+    busy += start.elapsed();
     let after = memory::rss();
+    let growth = after.zip(base).map(|(a, b)| a.saturating_sub(b));
+    (log, records, busy, growth)
+}
+
+/// The `offsets-memory` phase's figure.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OffsetsMemory {
+    /// Resident-set growth from streaming the offsets topic into a fresh log.
+    pub offsets_memory_bytes: Option<u64>,
+}
+
+/// The offsets topic's state alone: its resident-set growth, streamed into a fresh log (the
+/// `offsets` phase runs this in a process whose allocator returns freed memory at once).
+pub fn bench_offsets_memory(scale: &Scale, seed: u64) -> Result<OffsetsMemory, CliError> {
+    let (log, records, _, growth) = stream_offsets(scale, seed);
+    let counts = synth::offsets_counts(scale.offsets_partitions, seed);
+    if records != counts.records || log.snapshot().len() as u64 != counts.live {
+        return Err(CliError::Input(
+            "the offsets topic replayed to a different state".into(),
+        ));
+    }
+    Ok(OffsetsMemory {
+        offsets_memory_bytes: growth,
+    })
+}
+
+/// The offsets topic's rows. First it is streamed into a fresh `OffsetLog` in batches
+/// (generation untimed), measuring the resident-set growth and the cold throughput (every
+/// entry in memory touched for the first time); the tail rows use that state. Then the whole
+/// topic, held in memory, is replayed into fresh logs `runs` times and the best counts: the
+/// replay throughput, measured as `--java` measures Java's stores (the records in memory, the
+/// best of warm runs). The memory rows are this process's resident-set growth; the bench
+/// replaces them with the `offsets-memory` phase's when it can run that
+/// ([`OffsetsFigures::set_memory`]).
+pub fn bench_offsets(scale: &Scale, seed: u64, runs: u32) -> Result<OffsetsFigures, CliError> {
+    let counts = synth::offsets_counts(scale.offsets_partitions, seed);
+    let (mut log, records, busy, growth) = stream_offsets(scale, seed);
     let (live, raw) = {
         // Dropped before the tail runs: a snapshot held there would be copied from.
         let snapshot = log.snapshot();
@@ -107,7 +143,6 @@ pub fn bench_offsets(scale: &Scale, seed: u64, runs: u32) -> Result<OffsetsFigur
             counts.live, counts.records
         )));
     }
-    let growth = after.zip(base).map(|(a, b)| a.saturating_sub(b));
     let (tail, tail_with_snapshot) = bench_tail(&mut log, scale, seed);
     drop(log);
 
@@ -119,20 +154,34 @@ pub fn bench_offsets(scale: &Scale, seed: u64, runs: u32) -> Result<OffsetsFigur
         ));
     }
     drop(warm);
-    Ok(OffsetsFigures {
+    let mut figures = OffsetsFigures {
         offsets_source_partitions: scale.offsets_partitions,
         offsets_records: records,
         offsets_live_entries: live,
         offsets_live_raw_bytes: raw,
         offsets_replay_records_per_sec: rate(records, best),
         offsets_stream_replay_records_per_sec: rate(records, busy),
-        offsets_memory_bytes: growth,
-        offsets_memory_bytes_per_entry: growth.map(|g| ratio(g as f64, live as f64)),
-        offsets_memory_ratio: growth.map(|g| ratio(g as f64, raw as f64)),
+        offsets_memory_bytes: None,
+        offsets_resident_bytes: growth,
+        offsets_memory_bytes_per_entry: None,
+        offsets_memory_ratio: None,
         tail_record_seconds: tail,
         tail_with_snapshot_record_seconds: tail_with_snapshot,
         tail_with_snapshot_ratio: ratio(tail_with_snapshot, tail),
-    })
+    };
+    figures.set_memory(growth);
+    Ok(figures)
+}
+
+impl OffsetsFigures {
+    /// Sets the memory rows from `bytes`, the live state's resident-set growth.
+    pub fn set_memory(&mut self, bytes: Option<u64>) {
+        let live = self.offsets_live_entries as f64;
+        let raw = self.offsets_live_raw_bytes as f64;
+        self.offsets_memory_bytes = bytes;
+        self.offsets_memory_bytes_per_entry = bytes.map(|g| ratio(g as f64, live));
+        self.offsets_memory_ratio = bytes.map(|g| ratio(g as f64, raw));
+    }
 }
 
 /// Per-record seconds of tail updates applied to the replayed `log`, without and with a

@@ -157,6 +157,11 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "<= 2x",
         ),
         row(
+            "offsets resident after catch-up (freed memory not yet returned included)",
+            mib(r.offsets.offsets_resident_bytes),
+            "",
+        ),
+        row(
             "offsets tail per record, no snapshot held",
             format!("{:.2} us", r.offsets.tail_record_seconds * 1e6),
             "",

@@ -21,6 +21,7 @@ use triomphe::ThinArc;
 use crate::checkpoint::ByteString;
 use crate::persistent::{Comparable, PSet};
 
+use super::loading::{Full, LoadingTable};
 use super::stack_bytes::StackBytes;
 
 /// The longest key the storage holds: Kafka's own limit (a key length is an `int32`).
@@ -174,8 +175,20 @@ impl StoredOffset {
     }
 
     /// The slot hash.
-    fn hash(&self) -> u64 {
+    pub(super) fn slot_hash(&self) -> u64 {
         self.hash
+    }
+
+    /// Whether this is the record of `key`, whose slot hash is `hash`.
+    pub(super) fn is(&self, hash: u64, key: &[u8]) -> bool {
+        self.hash == hash && self.key() == key
+    }
+
+    /// The storage order: by slot hash, then key bytes (read only on a hash tie).
+    pub(super) fn slot_order(&self, other: &Self) -> Ordering {
+        self.hash
+            .cmp(&other.hash)
+            .then_with(|| self.key().cmp(other.key()))
     }
 }
 
@@ -241,19 +254,88 @@ impl Comparable<BySlot> for SlotOf<'_> {
 }
 
 /// Raw key bytes (`None`: a record without key) to the latest record, grouped by slot hash.
-/// Equality compares keys, records and tracked flags.
-#[derive(Clone, Default)]
+/// Equality compares keys, records and tracked flags (not the form the records are held in).
+#[derive(Default)]
 pub(crate) struct LiveKeys {
     null_key: Option<StoredOffset>,
-    keyed: PSet<BySlot>,
+    keyed: Keyed,
+}
+
+/// Where the keyed records are held.
+enum Keyed {
+    /// While the topic is read from its start: a hash table, fast to write and never shared
+    /// (see [`LoadingTable`]).
+    Loading(LoadingTable),
+    /// Once caught up ([`LiveKeys::share`]), or restored from a checkpoint: the persistent
+    /// set, which snapshots share in O(1) and a write copies only the path of.
+    Shared(PSet<BySlot>),
+}
+
+impl Default for Keyed {
+    fn default() -> Self {
+        Self::Loading(LoadingTable::default())
+    }
+}
+
+/// One of two iterators over the same items, for methods that read either form.
+enum Either<L, S> {
+    Loading(L),
+    Shared(S),
+}
+
+impl<T, L: Iterator<Item = T>, S: Iterator<Item = T>> Iterator for Either<L, S> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Self::Loading(records) => records.next(),
+            Self::Shared(records) => records.next(),
+        }
+    }
+
+    /// Exact when both are: a checkpoint's sequence of live keys is written with its length.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Self::Loading(records) => records.size_hint(),
+            Self::Shared(records) => records.size_hint(),
+        }
+    }
 }
 
 impl LiveKeys {
+    /// Moves the keyed records from the loading table into the persistent set (sorted, then
+    /// built in one pass: O(n log n), once). Call it when the start-up read is caught up;
+    /// from then on snapshots are O(1). Later calls change nothing.
+    pub(crate) fn share(&mut self) {
+        if let Keyed::Loading(table) = &mut self.keyed {
+            let table = core::mem::take(table);
+            self.keyed = Keyed::Shared(table.into_sorted().into_iter().map(BySlot).collect());
+        }
+    }
+
     /// The latest record of `key`, whose slot hash is `hash`.
     pub(crate) fn get(&self, key: Option<&[u8]>, hash: u64) -> Option<&StoredOffset> {
-        match key {
-            None => self.null_key.as_ref(),
-            Some(key) => self.keyed.get(&SlotOf { hash, key }).map(|e| &e.0),
+        match (key, &self.keyed) {
+            (None, _) => self.null_key.as_ref(),
+            (Some(key), Keyed::Loading(table)) => table.get(hash, key),
+            (Some(key), Keyed::Shared(set)) => set.get(&SlotOf { hash, key }).map(|e| &e.0),
+        }
+    }
+
+    /// Stores `record` under its key bytes, replacing the key's record.
+    fn put(&mut self, record: StoredOffset) {
+        match &mut self.keyed {
+            Keyed::Loading(table) => {
+                if let Err(Full(record)) = table.put(record) {
+                    // Four billion keys: the set takes them from here.
+                    self.share();
+                    self.put(record);
+                }
+            }
+            // One search: an insert replaces the stored entry of an equal slot.
+            Keyed::Shared(set) => {
+                set.insert(BySlot(record));
+            }
         }
     }
 
@@ -274,18 +356,15 @@ impl LiveKeys {
         };
         match key {
             None => self.null_key = Some(record),
-            // One search: an insert replaces the stored entry of an equal slot.
-            Some(_) => {
-                self.keyed.insert(BySlot(record));
-            }
+            Some(_) => self.put(record),
         }
     }
 
     /// Stores a new record of a `[connector, {partition}]` key (slot hash `hash`), tracked
     /// unless `tracked` (asked of the state before the change) says otherwise. When no other
     /// key shares the slot hash, the key is tracked whatever `tracked` would say (no other key
-    /// can have added its partition), and the store takes one descent of the tree without
-    /// asking; most records are such keys.
+    /// can have added its partition), and the store takes one search without asking; most
+    /// records are such keys.
     pub(crate) fn upsert_partition_key(
         &mut self,
         key: &[u8],
@@ -297,62 +376,92 @@ impl LiveKeys {
         let Some(record) = StoredOffset::new(hash, key, value, position, true) else {
             return;
         };
-        if let Err(BySlot(record)) = self
-            .keyed
-            .insert_if_alone(BySlot(record), |stored| stored.0.hash == hash)
-        {
-            let tracked = tracked(self);
-            self.keyed.insert(BySlot(record.with_tracked(tracked)));
-        }
+        let record = match &mut self.keyed {
+            Keyed::Loading(table) if table.is_alone(hash, key) => return self.put(record),
+            Keyed::Loading(_) => record,
+            Keyed::Shared(set) => {
+                match set.insert_if_alone(BySlot(record), |stored| stored.0.hash == hash) {
+                    Ok(_) => return,
+                    Err(BySlot(record)) => record,
+                }
+            }
+        };
+        let tracked = tracked(self);
+        self.put(record.with_tracked(tracked));
     }
 
     /// Removes `key` (a tombstone).
     pub(crate) fn remove(&mut self, key: Option<&[u8]>, hash: u64) {
-        match key {
-            None => self.null_key = None,
-            Some(key) => {
-                self.keyed.remove(&SlotOf { hash, key });
+        match (key, &mut self.keyed) {
+            (None, _) => self.null_key = None,
+            (Some(key), Keyed::Loading(table)) => table.remove(hash, key),
+            (Some(key), Keyed::Shared(set)) => {
+                set.remove(&SlotOf { hash, key });
             }
         }
     }
 
     /// Sets or clears the tracked flag of a live `key` (in place: the flag is not part of the
-    /// slot the set orders by).
+    /// slot the records are found by).
     pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
-        self.keyed.update(&SlotOf { hash, key }, |stored| {
-            let record = stored.0.clone().with_tracked(tracked);
-            stored.0 = record;
-        });
+        match &mut self.keyed {
+            Keyed::Loading(table) => {
+                if let Some(stored) = table.get_mut(hash, key) {
+                    *stored = stored.clone().with_tracked(tracked);
+                }
+            }
+            Keyed::Shared(set) => {
+                set.update(&SlotOf { hash, key }, |stored| {
+                    let record = stored.0.clone().with_tracked(tracked);
+                    stored.0 = record;
+                });
+            }
+        }
     }
 
-    /// The keyed records whose slot hash is `hash`.
+    /// The keyed records whose slot hash is `hash`: by key bytes once shared, in no particular
+    /// order while loading (the callers look for the one tracked key of a partition, which
+    /// is unique).
     pub(crate) fn with_hash(&self, hash: u64) -> impl Iterator<Item = &StoredOffset> + '_ {
-        self.hash_range(hash, hash.checked_add(1))
+        match &self.keyed {
+            Keyed::Loading(table) => Either::Loading(table.with_hash(hash)),
+            Keyed::Shared(set) => Either::Shared(hash_range(set, hash, hash.checked_add(1))),
+        }
     }
 
-    /// The keyed records whose slot hash starts with the 32 bits `high`.
+    /// The keyed records whose slot hash starts with the 32 bits `high`, in storage order (by
+    /// slot hash, then key bytes). A scan of every record while loading.
     pub(crate) fn with_high_bits(&self, high: u32) -> impl Iterator<Item = &StoredOffset> + '_ {
         let start = u64::from(high) << 32;
         let end = high.checked_add(1).map(|next| u64::from(next) << 32);
-        self.hash_range(start, end)
+        match &self.keyed {
+            Keyed::Loading(table) => {
+                let mut records: Vec<&StoredOffset> = table
+                    .iter()
+                    .filter(|record| record.slot_hash() >> 32 == u64::from(high))
+                    .collect();
+                records.sort_unstable_by(|a, b| a.slot_order(b));
+                Either::Loading(records.into_iter())
+            }
+            Keyed::Shared(set) => Either::Shared(hash_range(set, start, end)),
+        }
     }
 
-    /// Keyed records with a slot hash from `start` up to `end` (excluded; `None`: no end).
-    fn hash_range(&self, start: u64, end: Option<u64>) -> impl Iterator<Item = &StoredOffset> {
-        // The empty key comes first among the keys of a hash.
-        let start = SlotOf {
-            hash: start,
-            key: &[],
-        };
-        self.keyed
-            .range::<SlotOf<'_>, _>((Bound::Included(&start), Bound::Unbounded))
-            .map(|e| &e.0)
-            .take_while(move |record| end.is_none_or(|end| record.hash() < end))
+    /// The keyed records in storage order: by slot hash, then key bytes (sorted first while
+    /// loading).
+    fn in_storage_order(&self) -> impl Iterator<Item = &StoredOffset> + '_ {
+        match &self.keyed {
+            Keyed::Loading(table) => Either::Loading(table.sorted().into_iter()),
+            Keyed::Shared(set) => Either::Shared(set.iter().map(|e| &e.0)),
+        }
     }
 
     /// Every live key and its record, the null key first, then by key bytes. Sorts: O(n log n).
     pub(crate) fn iter(&self) -> impl Iterator<Item = (Option<&[u8]>, &StoredOffset)> + '_ {
-        let mut keyed: Vec<&StoredOffset> = self.keyed.iter().map(|e| &e.0).collect();
+        let mut keyed: Vec<&StoredOffset> = match &self.keyed {
+            Keyed::Loading(table) => table.iter().collect(),
+            Keyed::Shared(set) => set.iter().map(|e| &e.0).collect(),
+        };
         keyed.sort_unstable_by(|a, b| a.key().cmp(b.key()));
         let null = self.null_key.iter().map(|record| (None, record));
         null.chain(keyed.into_iter().map(|record| (Some(record.key()), record)))
@@ -360,19 +469,55 @@ impl LiveKeys {
 
     /// How many keys are live.
     pub(crate) fn len(&self) -> usize {
-        self.keyed.len() + usize::from(self.null_key.is_some())
+        let keyed = match &self.keyed {
+            Keyed::Loading(table) => table.len(),
+            Keyed::Shared(set) => set.len(),
+        };
+        keyed + usize::from(self.null_key.is_some())
+    }
+}
+
+/// The records of `set` with a slot hash from `start` up to `end` (excluded; `None`: no end).
+fn hash_range(
+    set: &PSet<BySlot>,
+    start: u64,
+    end: Option<u64>,
+) -> impl Iterator<Item = &StoredOffset> {
+    // The empty key comes first among the keys of a hash.
+    let start = SlotOf {
+        hash: start,
+        key: &[],
+    };
+    set.range::<SlotOf<'_>, _>((Bound::Included(&start), Bound::Unbounded))
+        .map(|e| &e.0)
+        .take_while(move |record| end.is_none_or(|end| record.slot_hash() < end))
+}
+
+impl Clone for LiveKeys {
+    /// O(1) once shared: the clone shares every node. While loading, the clone is built in
+    /// the shared form, O(n log n) (a snapshot taken before the start-up read is caught up).
+    fn clone(&self) -> Self {
+        let keyed = match &self.keyed {
+            Keyed::Loading(table) => {
+                Keyed::Shared(table.sorted().into_iter().cloned().map(BySlot).collect())
+            }
+            Keyed::Shared(set) => Keyed::Shared(set.clone()),
+        };
+        Self {
+            null_key: self.null_key.clone(),
+            keyed,
+        }
     }
 }
 
 impl PartialEq for LiveKeys {
     fn eq(&self, other: &Self) -> bool {
         self.null_key == other.null_key
-            && self.keyed.len() == other.keyed.len()
+            && self.len() == other.len()
             && self
-                .keyed
-                .iter()
-                .zip(other.keyed.iter())
-                .all(|(a, b)| a.0 == b.0)
+                .in_storage_order()
+                .zip(other.in_storage_order())
+                .all(|(a, b)| a == b)
     }
 }
 
@@ -421,7 +566,7 @@ impl Serialize for LiveKeys {
     /// A sequence of live keys: the null key first, then in storage order.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let null = self.null_key.iter().map(|record| (false, record));
-        let keyed = self.keyed.iter().map(|e| (true, &e.0));
+        let keyed = self.in_storage_order().map(|record| (true, record));
         serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| {
             // The checkpoint's form (format 6): the slot hash leads the key and value bytes.
             let hash = record.hash.to_be_bytes();
@@ -469,10 +614,11 @@ impl<'de> Deserialize<'de> for LiveKeys {
         }
         let count = keyed.len();
         // Checkpoints list keys in storage order: the set is built in bulk.
-        live.keyed = keyed.into_iter().collect();
-        if live.keyed.len() != count {
+        let set: PSet<BySlot> = keyed.into_iter().collect();
+        if set.len() != count {
             return Err(D::Error::custom("a live key is repeated"));
         }
+        live.keyed = Keyed::Shared(set);
         Ok(live)
     }
 }
@@ -517,33 +663,174 @@ mod tests {
         assert!(live.get(Some(b"a"), 9).is_none() && live.get(None, 0).is_none());
     }
 
+    /// An empty store in each form: loading (a hash table), and shared (the persistent set).
+    fn both_forms() -> [LiveKeys; 2] {
+        let mut shared = LiveKeys::default();
+        shared.share();
+        [LiveKeys::default(), shared]
+    }
+
+    fn keys<'a>(records: impl Iterator<Item = &'a StoredOffset>) -> Vec<Vec<u8>> {
+        records.map(|r| r.key().to_vec()).collect()
+    }
+
     #[test]
     fn tracked_flags_are_set_by_writes_and_hash_ranges_select_keys() {
-        let mut live = LiveKeys::default();
-        let near = (7u64 << 32) | 5;
-        live.upsert(Some(b"x"), near, b"1", (0, 0), false);
-        live.upsert(Some(b"y"), near, b"1", (0, 1), false);
-        live.upsert(Some(b"z"), (7 << 32) | 6, b"1", (0, 2), false);
-        live.upsert(Some(b"w"), 8 << 32, b"1", (0, 3), false);
-        live.upsert(Some(b"v"), u64::MAX, b"1", (0, 4), false);
-        live.set_tracked(b"x", near, true);
-        assert!(live.get(Some(b"x"), near).unwrap().is_tracked());
-        live.upsert(Some(b"x"), near, b"2", (0, 5), true);
-        let x = live.get(Some(b"x"), near).unwrap();
-        assert!(x.is_tracked() && x.value() == b"2" && x.key() == b"x");
-        assert!(!live.get(Some(b"y"), near).unwrap().is_tracked());
-        let keys = |it: &mut dyn Iterator<Item = &StoredOffset>| -> Vec<Vec<u8>> {
-            it.map(|r| r.key().to_vec()).collect()
-        };
+        for mut live in both_forms() {
+            let near = (7u64 << 32) | 5;
+            live.upsert(Some(b"y"), near, b"1", (0, 1), false);
+            live.upsert(Some(b"x"), near, b"1", (0, 0), false);
+            live.upsert(Some(b"z"), (7 << 32) | 6, b"1", (0, 2), false);
+            live.upsert(Some(b"w"), 8 << 32, b"1", (0, 3), false);
+            live.upsert(Some(b"v"), u64::MAX, b"1", (0, 4), false);
+            live.set_tracked(b"x", near, true);
+            assert!(live.get(Some(b"x"), near).unwrap().is_tracked());
+            live.upsert(Some(b"x"), near, b"2", (0, 5), true);
+            let x = live.get(Some(b"x"), near).unwrap();
+            assert!(x.is_tracked() && x.value() == b"2" && x.key() == b"x");
+            assert!(!live.get(Some(b"y"), near).unwrap().is_tracked());
+            // A hash's keys in no particular order while loading; a connector's in storage
+            // order in both forms.
+            let mut with_near = keys(live.with_hash(near));
+            with_near.sort();
+            assert_eq!(with_near, [b"x".to_vec(), b"y".to_vec()]);
+            assert_eq!(
+                keys(live.with_high_bits(7)),
+                [b"x".to_vec(), b"y".to_vec(), b"z".to_vec()]
+            );
+            assert_eq!(keys(live.with_hash(u64::MAX)), [b"v".to_vec()]);
+            assert_eq!(keys(live.with_high_bits(u32::MAX)), [b"v".to_vec()]);
+            live.set_tracked(b"x", near, false);
+            assert!(!live.get(Some(b"x"), near).unwrap().is_tracked());
+        }
+    }
+
+    #[test]
+    fn a_partition_key_is_tracked_unless_another_key_shares_its_slot() {
+        for mut live in both_forms() {
+            let mut asked = 0;
+            live.upsert_partition_key(b"a", 1, b"1", (0, 0), |_| unreachable!("alone"));
+            // The same key again is still alone.
+            live.upsert_partition_key(b"a", 1, b"2", (0, 1), |_| unreachable!("alone"));
+            live.upsert_partition_key(b"b", 1, b"3", (0, 2), |_| {
+                asked += 1;
+                false
+            });
+            assert_eq!(asked, 1);
+            assert!(live.get(Some(b"a"), 1).unwrap().is_tracked());
+            let b = live.get(Some(b"b"), 1).unwrap();
+            assert!(!b.is_tracked() && b.value() == b"3");
+            live.remove(Some(b"a"), 1);
+            live.upsert_partition_key(b"b", 1, b"4", (0, 3), |_| unreachable!("alone"));
+            assert!(live.get(Some(b"b"), 1).unwrap().is_tracked());
+            assert_eq!(live.len(), 1);
+        }
+    }
+
+    #[test]
+    fn sharing_keeps_every_record_and_flag_and_the_checkpoint_form() {
+        let mut loading = LiveKeys::default();
+        for i in 0..500u64 {
+            let key = alloc::format!("key-{i}");
+            // Few slot hashes: many keys share one, in both halves of the hash.
+            let hash = ((i % 7) << 32) | (i % 5);
+            loading.upsert(Some(key.as_bytes()), hash, b"v", (0, i as i64), i % 3 == 0);
+        }
+        loading.upsert(None, 0, b"null", (1, 0), false);
+        for i in (0..500u64).step_by(4) {
+            let key = alloc::format!("key-{i}");
+            loading.remove(Some(key.as_bytes()), ((i % 7) << 32) | (i % 5));
+        }
+        let config = bincode::config::standard();
+        let before = bincode::serde::encode_to_vec(&loading, config).unwrap();
+        let snapshot = loading.clone();
+        assert!(matches!(snapshot.keyed, Keyed::Shared(_)));
+        let mut shared = loading.clone();
+        loading.share();
+        assert!(matches!(loading.keyed, Keyed::Shared(_)));
+        shared.share();
+        assert_eq!(loading, snapshot);
+        assert_eq!(loading.len(), 376);
         assert_eq!(
-            keys(&mut live.with_hash(near)),
-            [b"x".to_vec(), b"y".to_vec()]
+            bincode::serde::encode_to_vec(&loading, config).unwrap(),
+            before
         );
-        assert_eq!(keys(&mut live.with_high_bits(7)).len(), 3);
-        assert_eq!(keys(&mut live.with_hash(u64::MAX)), [b"v".to_vec()]);
-        assert_eq!(keys(&mut live.with_high_bits(u32::MAX)), [b"v".to_vec()]);
-        live.set_tracked(b"x", near, false);
-        assert!(!live.get(Some(b"x"), near).unwrap().is_tracked());
+        let (restored, _): (LiveKeys, usize) =
+            bincode::serde::decode_from_slice(&before, config).unwrap();
+        assert_eq!(restored, shared);
+    }
+
+    /// An operation on the live keys, over a few keys.
+    #[derive(Debug, Clone)]
+    enum Op {
+        Upsert(u8, bool),
+        UpsertPartition(u8, bool),
+        Remove(u8),
+        SetTracked(u8, bool),
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        let key = 0u8..8;
+        prop_oneof![
+            (key.clone(), any::<bool>()).prop_map(|(k, t)| Op::Upsert(k, t)),
+            (key.clone(), any::<bool>()).prop_map(|(k, t)| Op::UpsertPartition(k, t)),
+            key.clone().prop_map(Op::Remove),
+            (key, any::<bool>()).prop_map(|(k, t)| Op::SetTracked(k, t)),
+        ]
+    }
+
+    /// A key's slot hash (a function of its bytes, as in the topic): keys `k` and `k + 4`
+    /// share one; two connectors' high bits, with equal low bits across them.
+    fn slot(k: u8) -> u64 {
+        let h = k % 4;
+        (u64::from(h / 2) << 32) | u64::from(h % 2)
+    }
+
+    proptest::proptest! {
+        /// The loading table and the persistent set answer every question alike after every
+        /// operation, and the table, shared, equals the set.
+        #[test]
+        fn both_forms_hold_the_same_records(ops in proptest::collection::vec(op(), 0..60)) {
+            let [mut loading, mut shared] = both_forms();
+            for (i, op) in ops.iter().enumerate() {
+                let position = (0, i as i64);
+                let value = [i as u8];
+                for live in [&mut loading, &mut shared] {
+                    match *op {
+                        Op::Upsert(k, t) => live.upsert(Some(&[k]), slot(k), &value, position, t),
+                        Op::UpsertPartition(k, t) => {
+                            live.upsert_partition_key(&[k], slot(k), &value, position, |_| t)
+                        }
+                        Op::Remove(k) => live.remove(Some(&[k]), slot(k)),
+                        Op::SetTracked(k, t) => live.set_tracked(&[k], slot(k), t),
+                    }
+                }
+                proptest::prop_assert_eq!(loading.len(), shared.len());
+                proptest::prop_assert!(loading == shared);
+                for k in 0..8u8 {
+                    let found = |live: &LiveKeys| {
+                        live.get(Some(&[k]), slot(k)).map(|r| (r.value().to_vec(), r.is_tracked()))
+                    };
+                    proptest::prop_assert_eq!(found(&loading), found(&shared));
+                    let mut same_hash = keys(loading.with_hash(slot(k)));
+                    same_hash.sort();
+                    proptest::prop_assert_eq!(same_hash, keys(shared.with_hash(slot(k))));
+                }
+                for high in 0..2u32 {
+                    proptest::prop_assert_eq!(
+                        keys(loading.with_high_bits(high)),
+                        keys(shared.with_high_bits(high))
+                    );
+                }
+            }
+            let listed = |live: &LiveKeys| {
+                live.iter().map(|(k, r)| (k.map(<[u8]>::to_vec), r.value().to_vec())).collect::<Vec<_>>()
+            };
+            proptest::prop_assert_eq!(listed(&loading), listed(&shared));
+            loading.share();
+            proptest::prop_assert!(loading == shared);
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod json_view;
 mod key_layout;
 pub mod kip875;
 mod live;
+mod loading;
 mod murmur2;
 mod ordered;
 mod partition_key;
@@ -393,9 +394,15 @@ impl Topic for OffsetTopic {
         Ok(())
     }
 
-    /// An immutable view, O(1).
+    /// An immutable view: O(1) once caught up; before, the live keys are sorted out of their
+    /// loading table into the view (O(n log n)).
     fn snapshot(&self) -> OffsetSnapshot {
         OffsetSnapshot(Arc::new(self.tables.clone()))
+    }
+
+    /// The live keys leave their loading table for the persistent set snapshots share.
+    fn caught_up(&mut self) {
+        self.tables.data.share();
     }
 
     fn diagnostics(&self, skipped: &SkipCounts<OffsetSkipKind>) -> OffsetDiagnostics {

@@ -332,9 +332,11 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
 
     /// A subtree of height `height` (0: a leaf) over the next `len` entries.
     ///
-    /// `len` fits (`capacity(height)` at most) and, below the root, is more than half of
-    /// `capacity(height)`: so the children, each given an even share of what is left after the
-    /// separators, get at least [`MIN_ENTRIES`] and more than half of their own capacity.
+    /// `len` fits (`capacity(height)` at most) and, below the root, is at least
+    /// `min_size(height)`. Each child gets an even share of what is left after the
+    /// separators, as many children as make the shares near `build_capacity` (nodes about
+    /// [`BUILD_ENTRIES`] full), within what keeps every share between `min_size` and
+    /// `capacity` of the child's height.
     fn build_level(entries: &mut impl Iterator<Item = (K, V)>, len: usize, height: u32) -> Self {
         if height == 0 {
             return Self {
@@ -342,8 +344,12 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
                 children: ThinVec::new(),
             };
         }
-        let child_capacity = capacity(height - 1);
-        let children_count = (len + 1).div_ceil(child_capacity + 1).max(2);
+        let below = height - 1;
+        // Fewest children that fit, most that keep every share at its minimum size.
+        let fewest = (len + 1).div_ceil(capacity(below) + 1).max(2);
+        let most = ((len + 1) / (min_size(below) + 1)).min(MAX_ENTRIES + 1);
+        let aimed = (len + 1).div_ceil(build_capacity(below) + 1);
+        let children_count = aimed.clamp(fewest, most.max(fewest));
         let in_children = len - (children_count - 1);
         let (share, extra) = (in_children / children_count, in_children % children_count);
         let mut node = Self {
@@ -353,7 +359,7 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
         for c in 0..children_count {
             let size = share + usize::from(c < extra);
             node.children
-                .push(Arc::new(Self::build_level(entries, size, height - 1)));
+                .push(Arc::new(Self::build_level(entries, size, below)));
             if c + 1 < children_count {
                 if let Some(separator) = entries.next() {
                     node.entries.push(separator);
@@ -364,10 +370,32 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
     }
 }
 
+/// The entries a bulk build puts in a node: about what inserts in random order leave (9
+/// of [`MAX_ENTRIES`]), so that the writes after a build (a start-up read's tail) split few
+/// nodes, and a write after a snapshot copies nodes no fuller than a grown tree's (the bench's
+/// `tail_with_snapshot_ratio`: with full nodes every copy took half as many entries again).
+const BUILD_ENTRIES: usize = 9;
+
 /// The most entries a subtree of `height` holds: `(MAX_ENTRIES + 1)^(height + 1) - 1`,
 /// saturating.
 fn capacity(height: u32) -> usize {
-    (MAX_ENTRIES + 1)
+    size_with(MAX_ENTRIES, height)
+}
+
+/// The entries of a subtree of `height` whose nodes all hold [`BUILD_ENTRIES`].
+fn build_capacity(height: u32) -> usize {
+    size_with(BUILD_ENTRIES, height)
+}
+
+/// The fewest entries a subtree of `height` below the root holds: every node at
+/// [`MIN_ENTRIES`].
+fn min_size(height: u32) -> usize {
+    size_with(MIN_ENTRIES, height)
+}
+
+/// The entries of a subtree of `height` whose nodes all hold `per_node`, saturating.
+fn size_with(per_node: usize, height: u32) -> usize {
+    (per_node + 1)
         .checked_pow(height + 1)
         .map_or(usize::MAX, |c| c - 1)
 }

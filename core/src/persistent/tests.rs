@@ -162,6 +162,44 @@ fn bulk_built_trees_are_balanced_at_every_size() {
     }
 }
 
+/// Nodes (count, entries) of the tree under `node`.
+fn node_fill<K, V>(node: &super::node::Node<K, V>) -> (usize, usize) {
+    node.children
+        .iter()
+        .map(|child| node_fill(child))
+        .fold((1, node.entries.len()), |(n, e), (cn, ce)| (n + cn, e + ce))
+}
+
+/// A bulk build fills its nodes about as inserts in random order do, not to the brim: the
+/// first writes after it split few nodes.
+#[test]
+fn bulk_built_nodes_are_as_full_as_grown_ones() {
+    for n in [5_000u32, 100_000, 990_000] {
+        let map: PMap<u32, ()> = (0..n).map(|k| (k, ())).collect();
+        let (nodes, entries) = node_fill(map.root.as_deref().unwrap());
+        let mean = entries as f64 / nodes as f64;
+        assert!((8.0..=9.5).contains(&mean), "{n} entries: {mean} per node");
+        // The same keys inserted in a shuffled order (xorshift, Fisher-Yates).
+        let mut keys: Vec<u32> = (0..n).collect();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in (1..keys.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            keys.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        let mut grown = PMap::new();
+        for k in keys {
+            grown.insert(k, ());
+        }
+        let (grown_nodes, _) = node_fill(grown.root.as_deref().unwrap());
+        assert!(
+            nodes.abs_diff(grown_nodes) * 10 <= grown_nodes,
+            "{nodes} nodes built, {grown_nodes} grown"
+        );
+    }
+}
+
 /// Unsorted input with repeats: the last value of a key wins, as in `BTreeMap`.
 #[test]
 fn collecting_unsorted_input_keeps_the_last_value() {
