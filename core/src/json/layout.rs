@@ -13,6 +13,9 @@ const MAX_STRING: usize = 4096;
 /// The most digits of an integer a cursor reads: any such number fits an `i64` as it is.
 const MAX_DIGITS: usize = 18;
 
+/// The block `simdutf8` checks at a time.
+const SIMD_BLOCK: usize = 64;
+
 /// A position in the text being matched (a copy is a bookmark to match from again).
 #[derive(Clone, Copy)]
 pub(crate) struct Cursor<'a> {
@@ -29,8 +32,17 @@ impl<'a> Cursor<'a> {
     /// One vectorized check of the whole value (`simdutf8`): measured on the status, offsets
     /// and config replays, it costs less than checking each string of a value on its own, even
     /// for values of a hundred bytes with two or three strings.
+    ///
+    /// Values shorter than one of its 64-byte blocks (most offsets keys) are checked by
+    /// `core`'s validator instead, which steps over ASCII a word at a time: `simdutf8` copies
+    /// a value's last partial block aside and runs its full check over it, which for a key of
+    /// a few dozen bytes is the whole key.
     pub(crate) fn new(bytes: &'a [u8]) -> Option<Self> {
-        let text = simdutf8::basic::from_utf8(bytes).ok()?;
+        let text = if bytes.len() < SIMD_BLOCK {
+            core::str::from_utf8(bytes).ok()?
+        } else {
+            simdutf8::basic::from_utf8(bytes).ok()?
+        };
         Some(Self { text, at: 0 })
     }
 

@@ -92,38 +92,41 @@ const MAX_MEMBERS: usize = 8;
 /// The bytes are bincode's standard encoding of the sorted map, written here by hand for
 /// the two kinds of member this layout has; the tests check them against bincode's over
 /// generated keys.
-pub(super) fn read_encoded(bytes: &[u8]) -> Option<(&str, StackBytes<256>)> {
+///
+/// The encoding is appended to `encoding` (empty when called, and left so when the key is not
+/// in the layout), which the caller holds: returned by value, its inline buffer was copied at
+/// each move, a tenth of the key's reading.
+pub(super) fn read_encoded<'a>(bytes: &'a [u8], encoding: &mut StackBytes<256>) -> Option<&'a str> {
     let mut members: ArrayVec<(&str, Scalar<'_>), MAX_MEMBERS> = ArrayVec::new();
     let connector = scan(bytes, |name, value| members.try_push((name, value)).ok())?;
     // Stable: among repeated names, the last one read (the one Java's map keeps) ends its run.
     members.sort_by(|a, b| a.0.cmp(b.0));
     let mut kept: ArrayVec<(&str, Scalar<'_>), MAX_MEMBERS> = ArrayVec::new();
-    for member in members {
+    for &member in &members {
         match kept.last_mut() {
             Some(last) if last.0 == member.0 => *last = member,
             _ => kept.push(member),
         }
     }
-    let mut encoding = StackBytes::default();
-    varint(&mut encoding, kept.len() as u64);
-    for (name, value) in kept {
-        text(&mut encoding, name);
+    varint(encoding, kept.len() as u64);
+    for &(name, value) in &kept {
+        text(encoding, name);
         // A member's value is a sequence of one token (`json::Tokens`): the token's variant
         // number, then its content.
-        varint(&mut encoding, 1);
+        varint(encoding, 1);
         match value {
             Scalar::String(s) => {
-                varint(&mut encoding, TOKEN_STRING);
-                text(&mut encoding, s);
+                varint(encoding, TOKEN_STRING);
+                text(encoding, s);
             }
             Scalar::Long(n) => {
-                varint(&mut encoding, TOKEN_LONG);
+                varint(encoding, TOKEN_LONG);
                 // Zigzag, as bincode writes a signed integer.
-                varint(&mut encoding, ((n << 1) ^ (n >> 63)) as u64);
+                varint(encoding, ((n << 1) ^ (n >> 63)) as u64);
             }
         }
     }
-    Some((connector, encoding))
+    Some(connector)
 }
 
 /// The variant numbers of `json::Tokens`' `Long` and `String` tokens.
@@ -164,7 +167,15 @@ mod tests {
 
     use proptest::prelude::*;
 
-    use super::{read, read_encoded, MAX_MEMBERS};
+    use super::{read, MAX_MEMBERS};
+    use crate::offsets::stack_bytes::StackBytes;
+
+    /// [`super::read_encoded`] into a buffer of its own.
+    fn read_encoded(bytes: &[u8]) -> Option<(&str, StackBytes<256>)> {
+        let mut encoding = StackBytes::default();
+        let connector = super::read_encoded(bytes, &mut encoding)?;
+        Some((connector, encoding))
+    }
     use crate::json::layout::part;
     use crate::offsets::partition_key::{view_in_full, KeyView};
 

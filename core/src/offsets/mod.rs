@@ -158,7 +158,8 @@ enum KeyClass<'a> {
 /// is encoded as it is read ([`key_layout::read_encoded`]); any other is read into its
 /// members first.
 fn classify_with_slot(key: Option<&[u8]>) -> (KeyClass<'_>, u64) {
-    if let Some((connector, encoding)) = key.and_then(key_layout::read_encoded) {
+    let mut encoding = StackBytes::default();
+    if let Some(connector) = key.and_then(|key| key_layout::read_encoded(key, &mut encoding)) {
         let slot = slot_of(connector, encoding.bytes());
         return (KeyClass::Partition(Cow::Borrowed(connector)), slot);
     }
