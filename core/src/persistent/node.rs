@@ -335,7 +335,7 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
     /// `len` fits (`capacity(height)` at most) and, below the root, is at least
     /// `min_size(height)`. Each child gets an even share of what is left after the
     /// separators, as many children as make the shares near `build_capacity` (nodes about
-    /// [`BUILD_ENTRIES`] full), within what keeps every share between `min_size` and
+    /// [`BUILD_LEAF_ENTRIES`] and [`BUILD_ENTRIES`] full), within what keeps every share between `min_size` and
     /// `capacity` of the child's height.
     fn build_level(entries: &mut impl Iterator<Item = (K, V)>, len: usize, height: u32) -> Self {
         if height == 0 {
@@ -370,11 +370,17 @@ impl<K: Ord + Clone, V: Clone> Node<K, V> {
     }
 }
 
-/// The entries a bulk build puts in a node: about what inserts in random order leave (9
-/// of [`MAX_ENTRIES`]), so that the writes after a build (a start-up read's tail) split few
-/// nodes, and a write after a snapshot copies nodes no fuller than a grown tree's (the bench's
-/// `tail_with_snapshot_ratio`: with full nodes every copy took half as many entries again).
-const BUILD_ENTRIES: usize = 9;
+/// The entries a bulk build puts in a leaf: about what inserts in random order leave (9 of
+/// [`MAX_ENTRIES`]), so that the writes after a build (a start-up read's tail) split few
+/// nodes.
+const BUILD_LEAF_ENTRIES: usize = 9;
+
+/// The entries a bulk build puts in an internal node: one fewer. A write after a snapshot
+/// copies the nodes on its path, each entry of a copy a count to raise in a record elsewhere
+/// in memory; the internal nodes are most of a path and a ninth of the nodes (the bench's
+/// `tail_with_snapshot_ratio`: 3.05-3.28x with 9 everywhere, 2.70-2.88x with 8 here, 2.76-2.89x
+/// with 8 in the leaves too, which held 4 MB more at a million entries).
+const BUILD_ENTRIES: usize = 8;
 
 /// The most entries a subtree of `height` holds: `(MAX_ENTRIES + 1)^(height + 1) - 1`,
 /// saturating.
@@ -382,9 +388,13 @@ fn capacity(height: u32) -> usize {
     size_with(MAX_ENTRIES, height)
 }
 
-/// The entries of a subtree of `height` whose nodes all hold [`BUILD_ENTRIES`].
+/// The entries of a subtree of `height` whose leaves hold [`BUILD_LEAF_ENTRIES`] and whose
+/// internal nodes [`BUILD_ENTRIES`], saturating.
 fn build_capacity(height: u32) -> usize {
-    size_with(BUILD_ENTRIES, height)
+    (BUILD_ENTRIES + 1)
+        .checked_pow(height)
+        .and_then(|internal| internal.checked_mul(BUILD_LEAF_ENTRIES + 1))
+        .map_or(usize::MAX, |c| c - 1)
 }
 
 /// The fewest entries a subtree of `height` below the root holds: every node at
