@@ -293,7 +293,15 @@ impl<T: Chronicle> Default for History<T> {
 impl<T: Chronicle> History<T> {
     /// A history at the start of the topic that tells every record from the first.
     pub fn new() -> Self {
-        Self::from_log(TopicLog::new())
+        let mut log = TopicLog::new();
+        // Telling from the first record takes the log's events; its state stays in its form
+        // for loading (the offsets topic's hash-indexed list) until the read is caught up.
+        log.report_while_loading();
+        Self {
+            log,
+            told: VecDeque::new(),
+            telling: true,
+        }
     }
 
     /// A history at the start of the topic that tells nothing until
@@ -366,9 +374,10 @@ impl<T: Chronicle> TopicMachine for History<T> {
         Ok(outcome)
     }
     /// From now on every record is told (a history made with [`History::new`] tells from
-    /// the first already).
+    /// the first already), and the state leaves its form for loading.
     fn mark_caught_up(&mut self) {
         self.telling = true;
+        self.log.mark_caught_up();
     }
     fn is_caught_up(&self) -> bool {
         self.telling
@@ -563,6 +572,46 @@ mod tests {
             .handle_record(Record::new(key, Some(br#"{"pos":9}"#), 0))
             .unwrap();
         assert!(told_changes(&mut history).is_empty());
+    }
+
+    /// A history from the topic's start tells the same while its offsets state is loading
+    /// (until its catch-up) as one over the shared form from the first record, and both end in
+    /// the same state.
+    #[test]
+    fn an_offsets_history_tells_alike_while_loading_and_shared() {
+        let mut loading = History::<OffsetTopic>::new();
+        let mut shared = History::from_log(TopicLog::<OffsetTopic>::new());
+        let records: [(&[u8], Option<&[u8]>); 7] = [
+            (br#"["src",{"file":"a"}]"#, Some(br#"{"pos":1}"#)),
+            // The same partition, its members spelled in another order: not tracked again.
+            (br#"["src",{"file":"a","n":1}]"#, Some(br#"{"pos":2}"#)),
+            (br#"["src",{"n":1,"file":"a"}]"#, Some(br#"{"pos":3}"#)),
+            (br#"["src",{"file":"a","n":1}]"#, None),
+            (br#"["src",{"n":1,"file":"a"}]"#, Some(br#"{"pos":4}"#)),
+            (b"junk", Some(b"x")),
+            (br#"["src",{"file":"a"}]"#, None),
+        ];
+        for (offset, (key, value)) in records.into_iter().enumerate() {
+            for history in [&mut loading, &mut shared] {
+                history
+                    .handle_record(Record::new(key, value, offset as i64))
+                    .unwrap();
+            }
+            let kinds =
+                |history: &mut History<OffsetTopic>| -> Vec<(&'static str, Option<String>)> {
+                    told_changes(history)
+                        .iter()
+                        .map(|c| (c.kind.name(), c.connector.clone()))
+                        .collect()
+                };
+            assert_eq!(kinds(&mut loading), kinds(&mut shared), "record {offset}");
+        }
+        assert!(loading.log().topic.is_loading() && !shared.log().topic.is_loading());
+        assert_eq!(loading.snapshot(), shared.snapshot());
+        assert_eq!(loading.log().topic, shared.log().topic);
+        loading.mark_caught_up();
+        assert!(!loading.log().topic.is_loading());
+        assert_eq!(loading.checkpoint(), shared.checkpoint());
     }
 
     #[test]

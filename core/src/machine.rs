@@ -163,9 +163,9 @@ pub trait Topic: Default + Serialize + DeserializeOwned {
     /// form that is faster to write and slower to share while it is read from its start).
     fn snapshot(&self) -> Self::Snapshot;
 
-    /// Called once, when the start-up read is caught up ([`TopicLog::mark_caught_up`]): a
-    /// topic that held its state in a form for loading moves it into the form snapshots
-    /// share. The default does nothing.
+    /// Called when the start-up read is caught up ([`TopicLog::mark_caught_up`]; again on a
+    /// later call, which must change nothing): a topic that held its state in a form for
+    /// loading moves it into the form snapshots share. The default does nothing.
     fn caught_up(&mut self) {}
 
     /// The diagnostics, with the engine's skip counters.
@@ -263,9 +263,16 @@ impl<T: Topic> TopicLog<T> {
     /// events (Java's `started = true`). Call it once, after the start-up catch-up; calling it
     /// again changes nothing.
     pub fn mark_caught_up(&mut self) {
-        if !self.caught_up {
-            self.topic.caught_up();
-        }
+        self.topic.caught_up();
+        self.caught_up = true;
+    }
+
+    /// Queues events from now on, as [`mark_caught_up`](Self::mark_caught_up) does, but
+    /// leaves the topic's state in its form for loading: for a history that tells every
+    /// record of a topic it reads from the start
+    /// ([`History::new`](crate::history::History::new)), whose own `mark_caught_up` ends the
+    /// loading.
+    pub(crate) fn report_while_loading(&mut self) {
         self.caught_up = true;
     }
 

@@ -313,6 +313,12 @@ impl LiveKeys {
         }
     }
 
+    /// Whether the keyed records are still in the loading table.
+    #[cfg(test)]
+    pub(crate) fn is_loading(&self) -> bool {
+        matches!(self.keyed, Keyed::Loading(_))
+    }
+
     /// The latest record of `key`, whose slot hash is `hash`.
     pub(crate) fn get(&self, key: Option<&[u8]>, hash: u64) -> Option<&StoredOffset> {
         match (key, &self.keyed) {

@@ -315,6 +315,14 @@ pub struct OffsetTopic {
     null_partition_keys: u64,
 }
 
+impl OffsetTopic {
+    /// Whether the live keys are still in their loading table (see [`live`]).
+    #[cfg(test)]
+    pub(crate) fn is_loading(&self) -> bool {
+        self.tables.data.is_loading()
+    }
+}
+
 /// The offsets-topic state machine. Same drive loop as
 /// [`ConfigLog`](crate::config::ConfigLog): `handle_record`, then drain `poll_event`.
 pub type OffsetLog = TopicLog<OffsetTopic>;
