@@ -340,19 +340,27 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                     })
                     .await?;
                 // A new topic takes a moment to show in the brokers' metadata (longer right
-                // after a broker restart): look again until it does, within the write budget.
+                // after a broker restart), and its configs may take a moment more: a broker
+                // whose config cache has not caught up with the new topic describes it with the
+                // defaults (`cleanup.policy=delete`; seen once in CI against Apache Kafka
+                // 4.4.0). Look again until it shows as created, within the write budget; at the
+                // deadline, what the broker shows is checked as any existing topic's.
                 let deadline = tokio::time::Instant::now() + s.write_budget;
                 loop {
-                    if let Some(d) = self.transport.describe_topic(&s.topic).await? {
-                        break d;
+                    let found = self.transport.describe_topic(&s.topic).await?;
+                    let expired = tokio::time::Instant::now() >= deadline;
+                    match found {
+                        Some(d) if expired || validate_topic(&s.topic, s.kind, &d).is_ok() => {
+                            break d
+                        }
+                        None if expired => {
+                            return Err(StoreError::MissingTopic {
+                                topic: s.topic.clone(),
+                                setting: s.kind.setting(),
+                            });
+                        }
+                        _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
                     }
-                    if tokio::time::Instant::now() >= deadline {
-                        return Err(StoreError::MissingTopic {
-                            topic: s.topic.clone(),
-                            setting: s.kind.setting(),
-                        });
-                    }
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                 }
             }
             None => {

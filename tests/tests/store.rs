@@ -136,6 +136,111 @@ fn java_refuses_bad_topics_with_its_messages() {
     });
 }
 
+/// A topic the store creates, which the broker then describes `late` times as missing and
+/// `stale` times with the default `cleanup.policy=delete` (a config cache behind the new
+/// topic) before it shows it as created; it holds no record.
+struct LateConfigs {
+    created: Mutex<bool>,
+    answers: Mutex<Vec<Option<&'static str>>>,
+}
+
+impl LateConfigs {
+    fn new(late: usize, stale: usize) -> Self {
+        let mut answers = vec![None; late];
+        answers.extend(std::iter::repeat_n(Some("delete"), stale));
+        answers.reverse();
+        Self {
+            created: Mutex::new(false),
+            answers: Mutex::new(answers),
+        }
+    }
+}
+
+#[async_trait]
+impl Transport for LateConfigs {
+    async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
+        if !*self.created.lock().unwrap() {
+            return Ok(None);
+        }
+        let answer = self
+            .answers
+            .lock()
+            .unwrap()
+            .pop()
+            .unwrap_or(Some("compact"));
+        Ok(answer.map(|policy| TopicDescription {
+            partitions: 1,
+            cleanup_policy: policy.into(),
+        }))
+    }
+    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
+        assert_eq!(
+            topic.configs.get("cleanup.policy").map(String::as_str),
+            Some("compact")
+        );
+        *self.created.lock().unwrap() = true;
+        Ok(())
+    }
+    async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
+        Ok(BTreeMap::from([(0, 0)]))
+    }
+    async fn fetch(
+        &self,
+        _: &str,
+        _: i32,
+        from: i64,
+        _: usize,
+    ) -> Result<FetchedBatch, TransportError> {
+        Ok(FetchedBatch {
+            records: Vec::new(),
+            next_offset: from,
+        })
+    }
+    async fn produce(
+        &self,
+        _: &str,
+        _: &[ProducerRecord],
+        _: ProduceMode,
+    ) -> Result<Vec<(i32, i64)>, TransportError> {
+        Ok(Vec::new())
+    }
+}
+
+/// A topic the store just created is looked at again until the broker shows it with the
+/// policy it was created with; one that still shows another policy at the write budget's end
+/// is refused as any existing topic is.
+#[test]
+fn a_created_topic_is_described_again_until_its_configs_show() {
+    runtime().block_on(async {
+        let transport = Arc::new(LateConfigs::new(2, 3));
+        let mut store = Store::new(
+            StoreSettings::new("late", TopicKind::Offsets),
+            transport.clone(),
+            OffsetLog::new(),
+        );
+        store.start().await.unwrap();
+        assert!(
+            transport.answers.lock().unwrap().is_empty(),
+            "every stale answer was read"
+        );
+
+        let mut settings = StoreSettings::new("stale", TopicKind::Offsets);
+        settings.write_budget = Duration::from_millis(300);
+        let error = Store::new(
+            settings,
+            Arc::new(LateConfigs::new(0, 1000)),
+            OffsetLog::new(),
+        )
+        .start()
+        .await
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("'cleanup.policy=delete'"),
+            "{error}"
+        );
+    });
+}
+
 /// A one-partition compacted topic that never yields a record: its end offset is `end` (a fetch
 /// never moves from where it was asked to start), and a produce either never completes or
 /// succeeds without writing.
