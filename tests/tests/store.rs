@@ -136,83 +136,14 @@ fn java_refuses_bad_topics_with_its_messages() {
     });
 }
 
-/// A topic the store creates, which the broker then describes `late` times as missing and
-/// `stale` times with the default `cleanup.policy=delete` (a config cache behind the new
-/// topic) before it shows it as created; it holds no record.
-struct LateConfigs {
-    created: Mutex<bool>,
-    answers: Mutex<Vec<Option<&'static str>>>,
-}
-
-impl LateConfigs {
-    fn new(late: usize, stale: usize) -> Self {
-        let mut answers = vec![None; late];
-        answers.extend(std::iter::repeat_n(Some("delete"), stale));
-        answers.reverse();
-        Self {
-            created: Mutex::new(false),
-            answers: Mutex::new(answers),
-        }
-    }
-}
-
-#[async_trait]
-impl Transport for LateConfigs {
-    async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
-        if !*self.created.lock().unwrap() {
-            return Ok(None);
-        }
-        let answer = self
-            .answers
-            .lock()
-            .unwrap()
-            .pop()
-            .unwrap_or(Some("compact"));
-        Ok(answer.map(|policy| TopicDescription {
-            partitions: 1,
-            cleanup_policy: policy.into(),
-        }))
-    }
-    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
-        assert_eq!(
-            topic.configs.get("cleanup.policy").map(String::as_str),
-            Some("compact")
-        );
-        *self.created.lock().unwrap() = true;
-        Ok(())
-    }
-    async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
-        Ok(BTreeMap::from([(0, 0)]))
-    }
-    async fn fetch(
-        &self,
-        _: &str,
-        _: i32,
-        from: i64,
-        _: usize,
-    ) -> Result<FetchedBatch, TransportError> {
-        Ok(FetchedBatch {
-            records: Vec::new(),
-            next_offset: from,
-        })
-    }
-    async fn produce(
-        &self,
-        _: &str,
-        _: &[ProducerRecord],
-        _: ProduceMode,
-    ) -> Result<Vec<(i32, i64)>, TransportError> {
-        Ok(Vec::new())
-    }
-}
-
 /// A topic the store just created is looked at again until the broker shows it with the
 /// policy it was created with; one that still shows another policy at the write budget's end
 /// is refused as any existing topic is.
 #[test]
 fn a_created_topic_is_described_again_until_its_configs_show() {
     runtime().block_on(async {
-        let transport = Arc::new(LateConfigs::new(2, 3));
+        // Missing (so the store creates it), missing twice more, then three stale answers.
+        let transport = Arc::new(Frozen::described(3, 3));
         let mut store = Store::new(
             StoreSettings::new("late", TopicKind::Offsets),
             transport.clone(),
@@ -220,22 +151,22 @@ fn a_created_topic_is_described_again_until_its_configs_show() {
         );
         store.start().await.unwrap();
         assert!(
-            transport.answers.lock().unwrap().is_empty(),
-            "every stale answer was read"
+            transport.described.lock().unwrap().is_empty(),
+            "every scripted answer was read"
         );
 
         let mut settings = StoreSettings::new("stale", TopicKind::Offsets);
         settings.write_budget = Duration::from_millis(300);
         let error = Store::new(
             settings,
-            Arc::new(LateConfigs::new(0, 1000)),
+            Arc::new(Frozen::described(1, 1000)),
             OffsetLog::new(),
         )
         .start()
         .await
         .unwrap_err();
         assert!(
-            error.to_string().contains("'cleanup.policy=delete'"),
+            matches!(&error, StoreError::InvalidTopic(m) if m.contains("'cleanup.policy=delete'")),
             "{error}"
         );
     });
@@ -243,21 +174,51 @@ fn a_created_topic_is_described_again_until_its_configs_show() {
 
 /// A one-partition compacted topic that never yields a record: its end offset is `end` (a fetch
 /// never moves from where it was asked to start), and a produce either never completes or
-/// succeeds without writing.
+/// succeeds without writing. Its descriptions follow a script first (`None`: missing, else
+/// the `cleanup.policy` shown), then show it compacted.
 struct Frozen {
     end: i64,
     produce_hangs: bool,
+    /// The scripted descriptions still to give, the next one last.
+    described: Mutex<Vec<Option<&'static str>>>,
+}
+
+impl Frozen {
+    fn new(end: i64, produce_hangs: bool) -> Self {
+        Self {
+            end,
+            produce_hangs,
+            described: Mutex::default(),
+        }
+    }
+
+    /// An empty topic described first `missing` times as missing, then `stale` times with the default
+    /// `cleanup.policy=delete` (a broker whose configs are behind a new topic).
+    fn described(missing: usize, stale: usize) -> Self {
+        let mut script = vec![None; missing];
+        script.extend(std::iter::repeat_n(Some("delete"), stale));
+        script.reverse();
+        Self {
+            described: Mutex::new(script),
+            ..Self::new(0, false)
+        }
+    }
 }
 
 #[async_trait]
 impl Transport for Frozen {
     async fn describe_topic(&self, _: &str) -> Result<Option<TopicDescription>, TransportError> {
-        Ok(Some(TopicDescription {
-            partitions: 1,
-            cleanup_policy: "compact".into(),
-        }))
+        let next = self.described.lock().unwrap().pop();
+        Ok(next
+            .unwrap_or(Some("compact"))
+            .map(|policy| TopicDescription {
+                partitions: 1,
+                cleanup_policy: policy.into(),
+            }))
     }
-    async fn create_topic(&self, _: &NewTopic) -> Result<(), TransportError> {
+    async fn create_topic(&self, topic: &NewTopic) -> Result<(), TransportError> {
+        let policy = topic.configs.get("cleanup.policy").map(String::as_str);
+        assert_eq!(policy, Some("compact"), "a created topic is compacted");
         Ok(())
     }
     async fn end_offsets(&self, _: &str) -> Result<BTreeMap<i32, i64>, TransportError> {
@@ -293,14 +254,8 @@ fn a_write_that_outlives_its_budget_fails_with_javas_message() {
     runtime().block_on(async {
         let mut settings = StoreSettings::new("cfg", TopicKind::Config);
         settings.write_budget = Duration::from_millis(20);
-        let mut store = ConfigStore::new(
-            settings,
-            Arc::new(Frozen {
-                end: 0,
-                produce_hangs: true,
-            }),
-            ConfigLog::new(),
-        );
+        let mut store =
+            ConfigStore::new(settings, Arc::new(Frozen::new(0, true)), ConfigLog::new());
         store.start().await.unwrap();
         let plan = write::put_task_configs("c", [vec![("k", Some("v"))]]);
         let error = store.execute(&plan, false).await.unwrap_err();
@@ -319,10 +274,7 @@ fn a_partition_that_does_not_progress_is_an_error_not_a_hang() {
     runtime().block_on(async {
         let mut store = ConfigStore::new(
             StoreSettings::new("cfg", TopicKind::Config),
-            Arc::new(Frozen {
-                end: 5,
-                produce_hangs: false,
-            }),
+            Arc::new(Frozen::new(5, false)),
             ConfigLog::new(),
         );
         let error = store.start().await.unwrap_err();
@@ -382,10 +334,7 @@ fn a_partition_reader_reads_to_its_end_past_compacted_gaps_and_stops_on_a_stall(
         assert_eq!(read, [1, 2, 3]);
         assert!(reader.next_batch().await.unwrap().is_empty());
 
-        let frozen = Arc::new(Frozen {
-            end: 5,
-            produce_hangs: false,
-        });
+        let frozen = Arc::new(Frozen::new(5, false));
         let mut stuck = PartitionReader::new(frozen, "cfg", 0, 0, 5, 100);
         let error = stuck.next_batch().await.unwrap_err();
         assert!(
