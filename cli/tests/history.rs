@@ -32,7 +32,7 @@ fn partitions(cluster: &Arc<Mutex<MemoryCluster>>, topic: &str) -> BTreeMap<i32,
             let mut next = 0;
             while next < end {
                 let batch = transport.fetch(topic, partition, next, 1000).await.unwrap();
-                records.extend(batch.records.into_iter().map(DumpRecord::from));
+                records.extend(batch.records.iter().map(|r| DumpRecord::from(r.to_owned())));
                 next = batch.next_offset;
             }
             out.insert(partition, records);

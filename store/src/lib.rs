@@ -19,6 +19,7 @@
 //!     write / execute(plan) ──► produce ──► read_to_end      (one deadline per call)
 //! ```
 
+mod batch;
 mod partition;
 mod read_ahead;
 mod secrets;
@@ -32,6 +33,7 @@ use engine::config::ConfigLog;
 use engine::plan::{ProducerKind, StepAction, WritePlan};
 use engine::{ProducerRecord, RecordError, TopicMachine};
 
+pub use batch::{Iter as RecordBatchIter, RecordBatch};
 pub use partition::PartitionReader;
 use read_ahead::{Fetcher, Prefetch};
 pub use secrets::is_secret;
@@ -455,7 +457,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
             }
             for record in &batch.records {
                 machine
-                    .handle_record(record.as_record())
+                    .handle_record(record)
                     .map_err(StoreError::InvalidRecord)?;
                 events.extend(core::iter::from_fn(|| machine.poll_event()));
             }
@@ -471,6 +473,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                     records: batch.records.len(),
                 });
             }
+            transport.recycle(batch.records);
         }
         Ok(())
     }

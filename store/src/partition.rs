@@ -83,9 +83,11 @@ impl<T: Transport + ?Sized> PartitionReader<T> {
             let end = self.end;
             let records: Vec<OwnedRecord> = batch
                 .records
-                .into_iter()
+                .iter()
                 .filter(|r| r.offset < end)
+                .map(|r| r.to_owned())
                 .collect();
+            self.transport.recycle(batch.records);
             if !records.is_empty() {
                 return Ok(records);
             }

@@ -3,13 +3,15 @@
 use std::collections::BTreeMap;
 
 use async_trait::async_trait;
-use engine::{OwnedRecord, ProducerRecord};
+use engine::ProducerRecord;
+
+use crate::batch::RecordBatch;
 
 /// The answer to one fetch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FetchedBatch {
     /// Records at or after the requested offset, in offset order (possibly none).
-    pub records: Vec<OwnedRecord>,
+    pub records: RecordBatch,
     /// Where the next fetch of this partition starts: past every record and gap (compacted
     /// records, transaction markers, filtered aborted records) the broker skipped.
     pub next_offset: i64,
@@ -152,6 +154,14 @@ pub trait Transport: Send + Sync {
         from: i64,
         max_records: usize,
     ) -> Result<FetchedBatch, TransportError>;
+
+    /// Takes back the records of a [`fetch`](Self::fetch) once they are applied, for a later
+    /// fetch to fill again (clearing them first): the store hands back every batch it applied.
+    /// A transport that copies records out of a client library's buffers (the Kafka one) keeps
+    /// a few, so that a read reuses their memory; the default drops them.
+    fn recycle(&self, records: RecordBatch) {
+        drop(records);
+    }
 
     /// Produces a batch (records without a partition go where Java's default partitioner puts
     /// them) and returns each record's `(partition, offset)`.

@@ -11,8 +11,8 @@ use connect_state_memory::{
     FetchFault, MemoryCluster, MemoryTransport, ProduceFault, RecordKind, TopicConfig,
 };
 use connect_state_store::{
-    FetchedBatch, NewTopic, ProduceMode, Store, StoreSettings, TopicDescription, TopicKind,
-    Transport, TransportError,
+    FetchedBatch, NewTopic, ProduceMode, RecordBatch, Store, StoreSettings, TopicDescription,
+    TopicKind, Transport, TransportError,
 };
 use engine::{OwnedRecord, ProducerRecord, TopicMachine};
 
@@ -65,8 +65,9 @@ impl Recording {
         }
     }
 
-    /// Also notes each fetch as it starts (`fetch PARTITION@OFFSET`), and where the store said
-    /// its fetches would start (`expect PARTITION@OFFSET ...`), in `log`, which a test can
+    /// Also notes each fetch as it starts (`fetch PARTITION@OFFSET`), where the store said
+    /// its fetches would start (`expect PARTITION@OFFSET ...`) and each batch handed back
+    /// (`recycle RECORDS`) in `log`, which a test can
     /// share with a progress observer to see fetches and applied batches in one order.
     pub fn noting_fetches_in(mut self, log: Arc<Mutex<Vec<String>>>) -> Self {
         self.starts = Some(log);
@@ -123,8 +124,16 @@ impl Transport for Recording {
         self.consumed
             .lock()
             .expect("recording lock")
-            .extend(batch.records.iter().cloned());
+            .extend(batch.records.iter().map(|record| record.to_owned()));
         Ok(batch)
+    }
+
+    fn recycle(&self, records: RecordBatch) {
+        if let Some(log) = &self.starts {
+            let note = format!("recycle {}", records.len());
+            log.lock().expect("fetch log lock").push(note);
+        }
+        self.inner.recycle(records);
     }
 
     async fn produce(

@@ -276,7 +276,7 @@ fn a_lagging_reader_overtaken_by_the_cleaner_can_apply_a_mixed_task_set() {
                     .unwrap()
             });
             for r in &batch.records {
-                reader.handle_record(r.as_record()).unwrap();
+                reader.handle_record(r).unwrap();
             }
             *position = batch.next_offset;
         };

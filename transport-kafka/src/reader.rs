@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use connect_state_store::{FetchedBatch, TransportError};
-use engine::OwnedRecord;
+use connect_state_store::{FetchedBatch, RecordBatch, TransportError};
+use engine::Record;
 use rdkafka::consumer::base_consumer::PartitionQueue;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::KafkaError;
@@ -28,10 +28,6 @@ use crate::transport::{broker, fatal};
 
 /// How long one `poll` waits before the fetch loop checks its deadline again.
 const POLL_SLICE: Duration = Duration::from_millis(100);
-
-/// The most records a fetch reserves room for before reading any: the store asks for 5,000 by
-/// default, and a larger `fetch_max_records` grows the batch as it fills.
-const MAX_RESERVED_RECORDS: usize = 16_384;
 
 /// The consumer, with every partition it has been asked for so far.
 pub(crate) struct Reader {
@@ -63,9 +59,9 @@ impl Reader {
         &self.consumer
     }
 
-    /// Reads one partition from `from`: up to `max` records, stopping at the partition's end or
-    /// when librdkafka holds no more.
-    /// Records below `from` (a broker resending a batch) are dropped. `next_offset` is the
+    /// Reads one partition from `from` into `records` (empty: a batch the store handed back, or
+    /// a new one): up to `max` records, stopping at the partition's end or when librdkafka
+    /// holds no more. Records below `from` (a broker resending a batch) are dropped. `next_offset` is the
     /// consumer's position, which moves past transaction markers and compacted gaps.
     ///
     /// A message librdkafka already holds is taken without waiting (`poll` with no timeout),
@@ -82,11 +78,12 @@ impl Reader {
         from: i64,
         max: usize,
         timeout: Duration,
+        records: RecordBatch,
     ) -> Result<FetchedBatch, TransportError> {
         let consumer = Arc::clone(&self.consumer);
         let fetched = self.place(topic, partition, from).and_then(|assigned| {
             fatal(consumer.context(), topic)?;
-            let batch = assigned.read(&consumer, topic, partition, max, timeout)?;
+            let batch = assigned.read(&consumer, topic, partition, max, timeout, records)?;
             assigned.next = batch.next_offset;
             Ok(batch)
         });
@@ -177,12 +174,10 @@ impl Assigned {
         partition: i32,
         max: usize,
         timeout: Duration,
+        mut records: RecordBatch,
     ) -> Result<FetchedBatch, TransportError> {
         let (queue, from) = (&self.queue, self.next);
         let deadline = Instant::now() + timeout;
-        // Room for the whole batch at once (a batch grown by doubling copies itself and touches
-        // fresh memory at each step), within reason whatever `max` is.
-        let mut records = Vec::with_capacity(max.min(MAX_RESERVED_RECORDS));
         let mut next = from;
         // librdkafka recovers from transient errors (a broker going away and coming back) by
         // itself: keep polling, and report the last error only if the whole timeout passes
@@ -223,11 +218,11 @@ impl Assigned {
                         }
                         continue;
                     }
-                    records.push(OwnedRecord {
+                    records.push(Record {
                         partition,
                         offset: message.offset(),
-                        key: message.key().map(<[u8]>::to_vec),
-                        value: message.payload().map(<[u8]>::to_vec),
+                        key: message.key(),
+                        value: message.payload(),
                         timestamp: message.timestamp().to_millis().filter(|ts| *ts >= 0),
                     });
                     next = message.offset() + 1;

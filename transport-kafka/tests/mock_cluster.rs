@@ -43,7 +43,7 @@ fn offsets_and_keys(batch: &FetchedBatch) -> Vec<(i64, Vec<u8>)> {
     batch
         .records
         .iter()
-        .map(|r| (r.offset, r.key.clone().unwrap()))
+        .map(|r| (r.offset, r.key.unwrap().to_vec()))
         .collect()
 }
 

@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use connect_state_store::FetchedBatch;
-use engine::OwnedRecord;
+use connect_state_store::{FetchedBatch, RecordBatch};
+use engine::Record;
 
 use crate::config::TopicConfig;
 
@@ -294,7 +294,7 @@ impl PartitionLog {
     ) -> FetchedBatch {
         let from = from.max(0);
         let end = self.end_offset(isolation);
-        let mut records = Vec::new();
+        let mut records = RecordBatch::new();
         if max_records == 0 || from >= end {
             return FetchedBatch {
                 records,
@@ -313,11 +313,11 @@ impl PartitionLog {
                 RecordKind::Marker { .. } => false,
             };
             if visible {
-                records.push(OwnedRecord {
+                records.push(Record {
                     partition,
                     offset: stored.offset,
-                    key: stored.key.clone(),
-                    value: stored.value.clone(),
+                    key: stored.key.as_deref(),
+                    value: stored.value.as_deref(),
                     timestamp: Some(stored.timestamp_ms),
                 });
                 if records.len() == max_records {

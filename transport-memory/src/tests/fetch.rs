@@ -66,14 +66,20 @@ fn fetch_edges() {
     );
     // Negative offsets read from the start.
     let batch = c.fetch("t", 0, -3, 1, Isolation::ReadUncommitted).unwrap();
-    assert_eq!((batch.records[0].offset, batch.next_offset), (0, 1));
-    assert_eq!(batch.records[0].partition, 0);
+    assert_eq!(
+        (batch.records.get(0).unwrap().offset, batch.next_offset),
+        (0, 1)
+    );
+    assert_eq!(batch.records.get(0).unwrap().partition, 0);
     // Below the log start (everything before it cleaned away): what exists from there.
     c.roll_segment("t", 0).unwrap();
     c.clean("t", 0, None).unwrap();
     let batch = c.fetch("t", 0, 0, 5, Isolation::ReadUncommitted).unwrap();
     assert_eq!(batch.records.len(), 1);
-    assert_eq!((batch.records[0].offset, batch.next_offset), (1, 2));
+    assert_eq!(
+        (batch.records.get(0).unwrap().offset, batch.next_offset),
+        (1, 2)
+    );
     // Unknown topic and partition.
     assert!(matches!(
         c.fetch("nope", 0, 0, 1, Isolation::ReadCommitted),

@@ -50,11 +50,11 @@ fn read_all(
         .records
         .iter()
         .map(|r| {
-            let text = |b: &Vec<u8>| String::from_utf8_lossy(b).into_owned();
+            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             (
                 r.offset,
-                r.key.as_ref().map(text).unwrap_or_default(),
-                r.value.as_ref().map(text),
+                r.key.map(text).unwrap_or_default(),
+                r.value.map(text),
             )
         })
         .collect()

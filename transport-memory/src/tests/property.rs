@@ -132,7 +132,7 @@ fn read(
         assert!(batch.records.len() <= max);
         assert!(batch.next_offset > position, "no progress at {position}");
         assert!(batch.next_offset <= end);
-        out.extend(batch.records);
+        out.extend(batch.records.to_owned_records());
         position = batch.next_offset;
     }
     out

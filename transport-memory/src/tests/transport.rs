@@ -57,7 +57,7 @@ async fn read_to_end(transport: &MemoryTransport, max: usize) -> Vec<OwnedRecord
                 batch.next_offset > position,
                 "a fetch below the end must progress"
             );
-            out.extend(batch.records);
+            out.extend(batch.records.to_owned_records());
             position = batch.next_offset;
         }
     }
@@ -351,7 +351,7 @@ async fn cleaning_before_every_fetch_keeps_the_final_state_visible() {
     let mut position = 0;
     while position < 15 {
         let batch = reader.fetch("t", 0, position, 1).await.unwrap();
-        read.extend(batch.records);
+        read.extend(batch.records.to_owned_records());
         position = batch.next_offset;
     }
     write_history(&writer, 30..60, &mut last).await;
@@ -361,7 +361,7 @@ async fn cleaning_before_every_fetch_keeps_the_final_state_visible() {
     while position < end {
         let batch = reader.fetch("t", 0, position, 1).await.unwrap();
         assert!(batch.next_offset > position);
-        read.extend(batch.records);
+        read.extend(batch.records.to_owned_records());
         position = batch.next_offset;
     }
     assert_eq!(position, 60);
