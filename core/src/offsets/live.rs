@@ -222,8 +222,11 @@ impl PartialOrd for BySlot {
 }
 
 impl Ord for BySlot {
+    /// The hashes first; either record's key bytes (behind a pointer, most often not in the
+    /// cache) are read only on a tie: a build's check that the sorted records are in order
+    /// read every key when this took the left one's key first.
     fn cmp(&self, other: &Self) -> Ordering {
-        SlotOf::of(self).compare(other)
+        self.0.slot_order(&other.0)
     }
 }
 
@@ -234,15 +237,6 @@ impl Ord for BySlot {
 struct SlotOf<'a> {
     hash: u64,
     key: &'a [u8],
-}
-
-impl<'a> SlotOf<'a> {
-    fn of(stored: &'a BySlot) -> Self {
-        Self {
-            hash: stored.0.hash,
-            key: stored.0.key(),
-        }
-    }
 }
 
 impl Comparable<BySlot> for SlotOf<'_> {
