@@ -316,88 +316,60 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         &mut self,
         events: &mut impl Extend<M::Event>,
     ) -> Result<(), StoreError> {
-        // Most topics exist: their description and end offsets are asked at once, and the
-        // transport is told where the read starts before the description is checked, so that
-        // a transport reading in the background (the Kafka one) starts fetching meanwhile
-        // (against a local broker, 3-4 ms of a 25 ms read of the default config topic were
-        // these steps one after another). No record is applied before the topic is checked.
-        let (described, ends) = {
-            let (transport, topic) = (&self.transport, self.settings.topic.as_str());
-            tokio::join!(
-                transport.describe_topic(topic),
-                transport.end_offsets(topic)
-            )
-        };
-        let (ends, unchecked) = match described? {
-            Some(description) => (ends?, Some(description)),
-            // The ends of a topic that did not exist are asked again once it does (and
-            // `create_topic` checked it).
-            None => {
-                self.create_topic().await?;
-                (
-                    self.transport.end_offsets(&self.settings.topic).await?,
-                    None,
-                )
-            }
-        };
-        let starts = self.starts(&ends)?;
-        if !starts.is_empty() {
-            self.transport
-                .expect_fetches(&self.settings.topic, &starts)
-                .await;
-        }
-        if let Some(description) = unchecked {
-            validate_topic(&self.settings.topic, self.settings.kind, &description)?;
-        }
-        self.read_until(&ends, events).await?;
+        self.ensure_topic().await?;
+        self.read_to_end_into(events).await?;
         self.machine.mark_caught_up();
         Ok(())
     }
 
-    /// Creates the topic when the settings allow it (compacted, as Java's `TopicAdmin` does)
-    /// and checks it once the brokers describe it as created; fails with
-    /// [`StoreError::MissingTopic`] when they do not allow it.
-    async fn create_topic(&self) -> Result<(), StoreError> {
+    async fn ensure_topic(&self) -> Result<(), StoreError> {
         let s = &self.settings;
-        if !s.create_if_missing {
-            return Err(StoreError::MissingTopic {
-                topic: s.topic.clone(),
-                setting: s.kind.setting(),
-            });
-        }
-        let mut configs = s.topic_configs.clone();
-        configs.insert("cleanup.policy".into(), "compact".into());
-        let partitions = match s.kind {
-            TopicKind::Config => 1,
-            role => s.partitions.unwrap_or(role.default_partitions()),
-        };
-        self.transport
-            .create_topic(&NewTopic {
-                name: s.topic.clone(),
-                partitions,
-                replication_factor: s.replication_factor,
-                configs,
-            })
-            .await?;
-        // A new topic takes a moment to show in the brokers' metadata (longer right after a
-        // broker restart), and its configs may take a moment more: a broker whose config cache
-        // has not caught up with the new topic describes it with the defaults
-        // (`cleanup.policy=delete`; seen once in CI against Apache Kafka 4.4.0). Look again
-        // until it shows as created, within the write budget; at the deadline, what the broker
-        // shows is checked as any existing topic's.
-        let deadline = tokio::time::Instant::now() + s.write_budget;
-        let description = loop {
-            let found = self.transport.describe_topic(&s.topic).await?;
-            let expired = tokio::time::Instant::now() >= deadline;
-            match found {
-                Some(d) if expired || validate_topic(&s.topic, s.kind, &d).is_ok() => break d,
-                None if expired => {
-                    return Err(StoreError::MissingTopic {
-                        topic: s.topic.clone(),
-                        setting: s.kind.setting(),
-                    });
+        let description = match self.transport.describe_topic(&s.topic).await? {
+            Some(d) => d,
+            None if s.create_if_missing => {
+                let mut configs = s.topic_configs.clone();
+                configs.insert("cleanup.policy".into(), "compact".into());
+                let partitions = match s.kind {
+                    TopicKind::Config => 1,
+                    role => s.partitions.unwrap_or(role.default_partitions()),
+                };
+                self.transport
+                    .create_topic(&NewTopic {
+                        name: s.topic.clone(),
+                        partitions,
+                        replication_factor: s.replication_factor,
+                        configs,
+                    })
+                    .await?;
+                // A new topic takes a moment to show in the brokers' metadata (longer right
+                // after a broker restart), and its configs may take a moment more: a broker
+                // whose config cache has not caught up with the new topic describes it with the
+                // defaults (`cleanup.policy=delete`; seen once in CI against Apache Kafka
+                // 4.4.0). Look again until it shows as created, within the write budget; at the
+                // deadline, what the broker shows is checked as any existing topic's.
+                let deadline = tokio::time::Instant::now() + s.write_budget;
+                loop {
+                    let found = self.transport.describe_topic(&s.topic).await?;
+                    let expired = tokio::time::Instant::now() >= deadline;
+                    match found {
+                        Some(d) if expired || validate_topic(&s.topic, s.kind, &d).is_ok() => {
+                            break d
+                        }
+                        None if expired => {
+                            return Err(StoreError::MissingTopic {
+                                topic: s.topic.clone(),
+                                setting: s.kind.setting(),
+                            });
+                        }
+                        _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+                    }
                 }
-                _ => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+            }
+            None => {
+                return Err(StoreError::MissingTopic {
+                    topic: s.topic.clone(),
+                    setting: s.kind.setting(),
+                })
             }
         };
         validate_topic(&s.topic, s.kind, &description)
@@ -424,23 +396,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         events: &mut impl Extend<M::Event>,
     ) -> Result<(), StoreError> {
         let ends = self.transport.end_offsets(&self.settings.topic).await?;
-        let starts = self.starts(&ends)?;
-        // Several partitions to read: the transport may start reading them all at once (one
-        // partition's first fetch says where it starts).
-        if starts.len() > 1 {
-            self.transport
-                .expect_fetches(&self.settings.topic, &starts)
-                .await;
-        }
-        self.read_until(&ends, events).await
-    }
-
-    /// Where the read of each partition behind its end in `ends` starts, after checking the
-    /// ends against where the read stands (an end below it is a topic deleted and created
-    /// again).
-    fn starts(&self, ends: &BTreeMap<i32, i64>) -> Result<Vec<(i32, i64)>, StoreError> {
-        let mut starts = Vec::new();
-        for (&partition, &end) in ends {
+        for (&partition, &end) in &ends {
             let position = self.position(partition);
             if end < position {
                 return Err(StoreError::Truncated {
@@ -450,20 +406,19 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                     end,
                 });
             }
-            if position < end {
-                starts.push((partition, position));
-            }
         }
-        Ok(starts)
-    }
-
-    /// Reads every partition up to its end in `ends`, applying each record (see
-    /// [`read_to_end`](Self::read_to_end)).
-    async fn read_until(
-        &mut self,
-        ends: &BTreeMap<i32, i64>,
-        events: &mut impl Extend<M::Event>,
-    ) -> Result<(), StoreError> {
+        // Several partitions to read: the transport may start reading them all at once.
+        let starts: Vec<(i32, i64)> = ends
+            .iter()
+            .map(|(&partition, &end)| (partition, self.position(partition), end))
+            .filter(|&(_, position, end)| position < end)
+            .map(|(partition, position, _)| (partition, position))
+            .collect();
+        if starts.len() > 1 {
+            self.transport
+                .expect_fetches(&self.settings.topic, &starts)
+                .await;
+        }
         let Self {
             settings,
             transport,
@@ -481,7 +436,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
         let mut last = None;
         // Partitions in turn, one batch each, from the one after the last fetched.
         while let Some((partition, position, end)) =
-            next_behind(ends, last, |p| position_of(positions, machine, p))
+            next_behind(&ends, last, |p| position_of(positions, machine, p))
         {
             last = Some(partition);
             let batch = match ahead.take() {
@@ -489,7 +444,7 @@ impl<M: TopicMachine, T: Transport + ?Sized> Store<M, T> {
                 _ => fetcher.fetch(partition, position, end).await,
             }?;
             // Where the read goes next if this batch moves the partition to its next offset.
-            let guess = next_behind(ends, last, |p| {
+            let guess = next_behind(&ends, last, |p| {
                 let at = position_of(positions, machine, p);
                 if p == partition {
                     at.max(batch.next_offset)

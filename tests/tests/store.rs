@@ -581,67 +581,6 @@ fn the_next_batch_is_fetched_while_this_one_is_applied_and_none_is_fetched_twice
     });
 }
 
-/// A start asks for the topic's description and its end offsets at once, and says where the
-/// read starts before the description is checked (even of one partition: the transport may
-/// start reading while the check is under way); a topic the check refuses is never fetched.
-#[test]
-fn a_start_says_where_the_read_starts_and_fetches_nothing_of_a_refused_topic() {
-    runtime().block_on(async {
-        let cluster = memory();
-        cluster
-            .lock()
-            .unwrap()
-            .create_topic("one", TopicConfig::compacted(1))
-            .unwrap();
-        cluster
-            .lock()
-            .unwrap()
-            .create_topic(
-                "deleting",
-                TopicConfig::compacted(1).with_cleanup_policy("delete"),
-            )
-            .unwrap();
-        let producer = MemoryTransport::new(cluster.clone());
-        let record = ProducerRecord {
-            key: br#"["src",{"file":"a"}]"#.to_vec(),
-            value: Some(b"{\"pos\":1}".to_vec()),
-            partition: Some(0),
-        };
-        for topic in ["one", "deleting"] {
-            producer
-                .produce(topic, std::slice::from_ref(&record), ProduceMode::Plain)
-                .await
-                .unwrap();
-        }
-        let start = |topic: &'static str| {
-            let log = Arc::new(Mutex::new(Vec::new()));
-            let transport = Arc::new(
-                Recording::new(MemoryTransport::new(cluster.clone()))
-                    .noting_fetches_in(log.clone()),
-            );
-            let mut store = Store::new(
-                StoreSettings::new(topic, TopicKind::Offsets),
-                transport.clone(),
-                OffsetLog::new(),
-            );
-            async move {
-                let started = store.start().await;
-                let notes = log.lock().unwrap().clone();
-                (started, notes, transport.consumed().len())
-            }
-        };
-        let (started, notes, consumed) = start("one").await;
-        started.unwrap();
-        assert_eq!(notes, ["expect 0@0", "fetch 0@0", "recycle 1"]);
-        assert_eq!(consumed, 1);
-        let (started, notes, consumed) = start("deleting").await;
-        let error = started.unwrap_err();
-        assert!(matches!(error, StoreError::InvalidTopic(_)), "{error}");
-        assert_eq!(notes, ["expect 0@0"]);
-        assert_eq!(consumed, 0);
-    });
-}
-
 #[test]
 fn the_transport_is_told_where_each_partition_behind_its_end_starts_before_the_first_fetch() {
     runtime().block_on(async {
