@@ -61,8 +61,9 @@ impl<'a> Record<'a> {
     }
 }
 
-/// A [`Record`] that owns its key and value: what a transport fetched, a dump line held, a
-/// generator made. The one owned form every crate of the workspace uses.
+/// A [`Record`] that owns its key and value: what a dump line held, a generator made, a reader
+/// kept. The one owned form every crate of the workspace uses (a transport's fetch hands over
+/// a batch whose records share one buffer, the store's `RecordBatch`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OwnedRecord {
     /// The key bytes, `None` for a record without key.
