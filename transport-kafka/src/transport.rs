@@ -593,8 +593,10 @@ impl Transport for KafkaTransport {
 /// filling, with one to spare.
 const SPARE_BATCHES: usize = 4;
 
-/// The largest buffer [`Spare`] keeps, in key and value bytes: a batch that held a few huge
-/// records is freed rather than kept for the rest of the read.
+/// The most key and value bytes the buffers [`Spare`] keeps may hold in all: batches that held
+/// huge records are freed rather than kept for the transport's life (`serve` keeps its
+/// transports). A default-size batch of the largest records the synthetic topics have (config
+/// values of about 1 KB) holds about 5 MB.
 const SPARE_BYTES: usize = 64 << 20;
 
 /// The batches the store handed back ([`Transport::recycle`]), which the next fetches fill
@@ -614,13 +616,12 @@ impl Spare {
         records
     }
 
-    /// Keeps `records` for a later fetch, unless enough are kept or its buffer is too large.
+    /// Keeps `records` for a later fetch, unless [`SPARE_BATCHES`] are kept or its buffer
+    /// would take the kept buffers past [`SPARE_BYTES`].
     fn keep(&self, records: RecordBatch) {
-        if records.byte_capacity() > SPARE_BYTES {
-            return;
-        }
         if let Ok(mut kept) = self.0.lock() {
-            if kept.len() < SPARE_BATCHES {
+            let held: usize = kept.iter().map(RecordBatch::byte_capacity).sum();
+            if kept.len() < SPARE_BATCHES && held + records.byte_capacity() <= SPARE_BYTES {
                 kept.push(records);
             }
         }
@@ -653,16 +654,36 @@ mod tests {
         assert_eq!(spare.take().byte_capacity(), 0);
     }
 
+    /// The batches `spare` gives back before it makes new ones, by their buffers' sizes.
+    fn kept(spare: &Spare) -> Vec<usize> {
+        std::iter::from_fn(|| Some(spare.take().byte_capacity()))
+            .take_while(|&room| room > 0)
+            .collect()
+    }
+
     #[test]
-    fn a_few_batches_are_kept_and_none_with_a_huge_buffer() {
+    fn a_few_batches_are_kept() {
         let spare = Spare::default();
         for _ in 0..SPARE_BATCHES + 2 {
             spare.keep(batch(1, 10));
         }
+        assert_eq!(kept(&spare).len(), SPARE_BATCHES);
+    }
+
+    #[test]
+    fn the_kept_buffers_stay_within_their_bound_in_all() {
+        let spare = Spare::default();
+        let half = batch(1, SPARE_BYTES / 2);
+        let room = half.byte_capacity();
+        spare.keep(half.clone());
+        // A second half-size buffer would pass the bound (with the key's bytes): freed.
+        spare.keep(half);
         spare.keep(batch(1, SPARE_BYTES + 1));
-        let kept = std::iter::from_fn(|| Some(spare.take()))
-            .take_while(|taken| taken.byte_capacity() > 0)
-            .count();
-        assert_eq!(kept, SPARE_BATCHES);
+        // A small one still fits.
+        spare.keep(batch(1, 10));
+        let mut rooms = kept(&spare);
+        rooms.sort_unstable();
+        assert_eq!(rooms.len(), 2, "{rooms:?}");
+        assert_eq!(rooms[1], room);
     }
 }
