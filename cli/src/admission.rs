@@ -2,15 +2,15 @@
 //! while the client reads it: axum layers over the router, in the order a request meets
 //! them ([`admit`]).
 //!
-//! 1. [`check_request`]: exactly one `Host` (RFC 9112 §3.2: 400 otherwise), a `Host` the server
+//! 1. `check_request`: exactly one `Host` (RFC 9112 §3.2: 400 otherwise), a `Host` the server
 //!    answers for ([`HostRule`]: 421 otherwise, against DNS rebinding), a request target of
 //!    at most [`MAX_URI_BYTES`] (414), no transfer coding but `chunked` (501).
 //! 2. The body limit (tower-http's [`RequestBodyLimitLayer`]): a declared `Content-Length`
 //!    over [`MAX_BODY_BYTES`] is 413 before a byte of the body is read (so no
 //!    `100 Continue`), a longer chunked body is 413 when it gets there.
-//! 3. [`read_body`]: the whole body must arrive within [`Admission::body_read`] of the head
+//! 3. `read_body`: the whole body must arrive within [`Admission::body_read`] of the head
 //!    (408), and a malformed chunked body is 400; the handler never sees a partial body.
-//! 4. [`budget`]: at most [`Admission::handlers`] handlers at once (more wait their turn),
+//! 4. `budget`: at most [`Admission::handlers`] handlers at once (more wait their turn),
 //!    and the answers waiting for slow clients hold at most [`Admission::unsent`] bytes: an
 //!    answer that would go over is 503 (the client may retry), so clients that never read
 //!    cannot grow the server's memory.

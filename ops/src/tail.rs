@@ -261,8 +261,8 @@ impl Tail {
     }
 
     /// Java's `PUT /connectors/{c}/topics/reset`: the tombstones of the connector's active
-    /// topics written through the status store and read back (so the next [`publish`]
-    /// (Self::publish) shows them gone). `Ok(None)` when the status topic is not tailed.
+    /// topics written through the status store and read back (so the next
+    /// [`publish`](Self::publish) shows them gone). `Ok(None)` when the status topic is not tailed.
     pub async fn reset_active_topics(
         &mut self,
         connector: &str,

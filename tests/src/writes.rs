@@ -30,7 +30,7 @@ fn text() -> impl Strategy<Value = String> {
 
 /// A write call, and the first of its sends (counted from 0 over the records it writes) that
 /// fail, with every later one, as a producer reports failed sends: the oracle fails them in
-/// Java's log, and the core's plan is run with the same sends failing ([`run_plan`]), so the
+/// Java's log, and the core's plan is run with the same sends failing (`run_plan`), so the
 /// plans' failure paths and their messages are judged too.
 #[derive(Debug, Clone)]
 pub struct Call<W> {

@@ -23,7 +23,7 @@ use crate::settings::KafkaSettings;
 
 /// The Kafka transport: one consumer with manual assignment (no consumer group offsets are ever
 /// committed), a plain producer (`acks=all`, Java's murmur2 partitioner), a transactional
-/// producer for fenced leader writes, and an admin client (shared, see [`crate::admin`]).
+/// producer for fenced leader writes, and an admin client (shared, see `crate::admin`).
 pub struct KafkaTransport {
     settings: KafkaSettings,
     /// The one consumer (one call at a time) and the partitions it reads.

@@ -27,7 +27,7 @@ pub type JsonObject = BTreeMap<String, JsonValue>;
 ///
 /// Its serde form (used by checkpoints) is a flat, pre-order list of tokens, written and read
 /// without recursion, and refused beyond [`MAX_DEPTH`] levels: forged bytes cannot overflow the
-/// stack. For ordinary JSON output wrap it in [`Natural`].
+/// stack. For ordinary JSON output wrap it in [`Natural`](super::Natural).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum JsonValue {
     /// JSON `null` (Java `null`).

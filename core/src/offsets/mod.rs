@@ -487,8 +487,8 @@ impl OffsetSnapshot {
         partitions.into_iter()
     }
 
-    /// The live records of the connector's partitions (those [`connector_partitions`]
-    /// (Self::connector_partitions) lists): each key's bytes and its stored record, sorted by
+    /// The live records of the connector's partitions (those
+    /// [`connector_partitions`](Self::connector_partitions) lists): each key's bytes and its stored record, sorted by
     /// key bytes. What a backup carries of the connector: the exact records to write again.
     pub fn connector_records(&self, connector: &str) -> Vec<(&[u8], &StoredOffset)> {
         let mut records: Vec<(&[u8], &StoredOffset)> = self
@@ -514,8 +514,8 @@ impl OffsetSnapshot {
         self.connector_partitions_page(connector, 0, usize::MAX).0
     }
 
-    /// The partitions `skip..skip + take` of [`connector_partitions_java_order`]
-    /// (Self::connector_partitions_java_order), and how many there are in all; only those are
+    /// The partitions `skip..skip + take` of
+    /// [`connector_partitions_java_order`](Self::connector_partitions_java_order), and how many there are in all; only those are
     /// re-serialized.
     pub fn connector_partitions_page(
         &self,

@@ -425,8 +425,8 @@ pub enum Item {
 
 /// Reads a document line by line, checking as it goes: the header first (format and version),
 /// offsets only after their connector and as many as it announced, and at the end line the
-/// counts and the checksum. Nothing read is to be trusted until [`next_item`]
-/// (Self::next_item) has returned `Ok(None)`: read a document through once to verify it
+/// counts and the checksum. Nothing read is to be trusted until
+/// [`next_item`](Self::next_item) has returned `Ok(None)`: read a document through once to verify it
 /// before acting on any of it.
 pub struct DocumentReader<R> {
     reader: R,
