@@ -21,7 +21,7 @@ use triomphe::ThinArc;
 use crate::checkpoint::ByteString;
 use crate::persistent::{Comparable, PSet};
 
-use super::loading::{Full, LoadingTable};
+use super::loading::{Declined, Full, LoadingTable};
 use super::stack_bytes::StackBytes;
 
 /// The longest key the storage holds: Kafka's own limit (a key length is an `int32`).
@@ -83,7 +83,7 @@ impl Eq for StoredOffset {}
 impl StoredOffset {
     /// A record of `key` and `value` read at `offset` of `partition`, with its tracked flag
     /// set as given (in the one allocation: a record that becomes tracked is not copied).
-    fn new(
+    pub(super) fn new(
         hash: u64,
         key: &[u8],
         value: &[u8],
@@ -377,8 +377,16 @@ impl LiveKeys {
             return;
         };
         let record = match &mut self.keyed {
-            Keyed::Loading(table) if table.is_alone(hash, key) => return self.put(record),
-            Keyed::Loading(_) => record,
+            Keyed::Loading(table) => match table.put_if_alone(record) {
+                Ok(()) => return,
+                Err(Declined::Shared(record)) => record,
+                Err(Declined::Full(record)) => {
+                    // Four billion keys: the set takes them from here, and the general path
+                    // below stores this one.
+                    self.share();
+                    record
+                }
+            },
             Keyed::Shared(set) => {
                 match set.insert_if_alone(BySlot(record), |stored| stored.0.hash == hash) {
                     Ok(_) => return,

@@ -10,16 +10,19 @@
 //! sorted in place into the tree's order and the tree is built in one pass
 //! (`LiveKeys::share`), which is what snapshots and tail updates need.
 //!
-//! The records sit in one dense list and the index holds 32-bit positions in it (as `indexmap`
-//! does, with narrower positions): a hash table of the records themselves would be twice the
-//! list's size (its load factor and control bytes), and the memory a start-up read leaves
-//! behind it, freed but still resident until the allocator returns it, counts in the bench's
-//! `offsets_memory_ratio` (≤ 2x the raw bytes) and its ratio to Java's heap (≤ 0.3x).
+//! The records sit in one dense list and the index holds 32-bit positions in it, each beside
+//! 32 bits of its record's hash (as `indexmap` does, with narrower positions): a hash table
+//! of the records themselves would be twice the list's size (its load factor and control
+//! bytes), and the memory a start-up read leaves behind it, freed but still resident until the
+//! allocator returns it, counts in the bench's `offsets_memory_ratio` (≤ 2x the raw bytes) and
+//! its ratio to Java's heap (≤ 0.3x). Most records are a new key alone under its slot hash,
+//! stored after one search of the index ([`LoadingTable::put_if_alone`]).
 
 use alloc::vec::Vec;
 use core::hash::BuildHasher;
 
 use foldhash::fast::FixedState;
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
 use super::live::StoredOffset;
@@ -30,20 +33,49 @@ pub(super) struct LoadingTable {
     /// The records, in no particular order (a removal moves the last one into its place).
     records: Vec<StoredOffset>,
     /// Each record's position in `records`, found by its slot hash.
-    index: HashTable<u32>,
+    index: HashTable<Position>,
 }
 
-/// Where the index looks for a slot hash. The slot hash's top 32 bits are the connector's and
-/// its low ones the partition's; hashbrown reads its tag from the top bits and its bucket from
-/// the low ones, so the slot hash is mixed first (with a fixed seed: the core has no
-/// randomness).
-fn index_hash(slot: u64) -> u64 {
-    FixedState::default().hash_one(slot)
+/// A record's place in the index: its position in the list and 32 bits of its mixed slot hash
+/// ([`index_hash`]).
+///
+/// The hash bits let the index grow without reading a single record: hashbrown moves its
+/// entries to the larger table in bucket order, each entry's bucket computed from these bits
+/// alone. Reading each record's slot hash instead (from the list, in index order or in list
+/// order) cost a cache miss per record at every doubling, 8% of the offsets replay. They also
+/// tell most keys sharing a bucket's tag apart without reading the list.
+#[derive(Clone, Copy)]
+struct Position {
+    at: u32,
+    hash: u32,
+}
+
+/// The 32 bits of `slot` the index is hashed by. The slot hash's top 32 bits are the
+/// connector's and its low ones the partition's, so it is mixed first (with a fixed seed: the
+/// core has no randomness).
+fn index_hash(slot: u64) -> u32 {
+    (FixedState::default().hash_one(slot) >> 32) as u32
+}
+
+/// The hash hashbrown is given for an entry's 32 bits: it takes its bucket from the low bits
+/// and its tag from the top seven, so the bits are spread over the whole word (an odd
+/// multiplier: the low bits, and so the bucket, still follow the hash's low bits alone).
+fn table_hash(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// The table is full: a record past `u32::MAX` positions has no place in its index.
 #[derive(Debug)]
 pub(super) struct Full(pub(super) StoredOffset);
+
+/// Why [`LoadingTable::put_if_alone`] handed a record back.
+#[derive(Debug)]
+pub(super) enum Declined {
+    /// Another key has the record's slot hash.
+    Shared(StoredOffset),
+    /// The table holds `u32::MAX` records.
+    Full(StoredOffset),
+}
 
 impl LoadingTable {
     /// How many keys are stored.
@@ -51,100 +83,132 @@ impl LoadingTable {
         self.records.len()
     }
 
-    /// The position of the record of `key`, whose slot hash is `hash`.
-    fn position(&self, hash: u64, key: &[u8]) -> Option<usize> {
-        let records = &self.records;
+    /// The position of the record of `key`, whose slot hash is `slot`.
+    fn position(&self, slot: u64, key: &[u8]) -> Option<usize> {
+        let (records, hash) = (&self.records, index_hash(slot));
         self.index
-            .find(index_hash(hash), |&at| {
-                records.get(at as usize).is_some_and(|r| r.is(hash, key))
+            .find(table_hash(hash), |p| {
+                p.hash == hash && records.get(p.at as usize).is_some_and(|r| r.is(slot, key))
             })
-            .map(|&at| at as usize)
+            .map(|p| p.at as usize)
     }
 
-    /// The record of `key`, whose slot hash is `hash`.
-    pub(super) fn get(&self, hash: u64, key: &[u8]) -> Option<&StoredOffset> {
-        self.records.get(self.position(hash, key)?)
+    /// The record of `key`, whose slot hash is `slot`.
+    pub(super) fn get(&self, slot: u64, key: &[u8]) -> Option<&StoredOffset> {
+        self.records.get(self.position(slot, key)?)
     }
 
     /// The record of `key`, to change in place (its slot hash and key bytes must stay).
-    pub(super) fn get_mut(&mut self, hash: u64, key: &[u8]) -> Option<&mut StoredOffset> {
-        let at = self.position(hash, key)?;
+    pub(super) fn get_mut(&mut self, slot: u64, key: &[u8]) -> Option<&mut StoredOffset> {
+        let at = self.position(slot, key)?;
         self.records.get_mut(at)
     }
 
     /// Stores `record`, replacing the record of an equal key; a new key when the table holds
     /// `u32::MAX` records is handed back.
     pub(super) fn put(&mut self, record: StoredOffset) -> Result<(), Full> {
-        let hash = record.slot_hash();
-        if let Some(at) = self.position(hash, record.key()) {
-            if let Some(stored) = self.records.get_mut(at) {
-                *stored = record;
+        let slot = record.slot_hash();
+        let hash = index_hash(slot);
+        let Self { records, index } = self;
+        let found = index.entry(
+            table_hash(hash),
+            |p| {
+                p.hash == hash
+                    && records
+                        .get(p.at as usize)
+                        .is_some_and(|r| r.is(slot, record.key()))
+            },
+            |p| table_hash(p.hash),
+        );
+        match found {
+            Entry::Occupied(stored) => {
+                if let Some(stored) = records.get_mut(stored.get().at as usize) {
+                    *stored = record;
+                }
+                Ok(())
             }
+            Entry::Vacant(room) => {
+                let Ok(at) = u32::try_from(records.len()) else {
+                    return Err(Full(record));
+                };
+                room.insert(Position { at, hash });
+                records.push(record);
+                Ok(())
+            }
+        }
+    }
+
+    /// Stores `record` if no other key has its slot hash, replacing the record of its own key;
+    /// hands it back otherwise. Most records of an offsets topic are a new key alone under its
+    /// slot hash: those take one search of the index.
+    pub(super) fn put_if_alone(&mut self, record: StoredOffset) -> Result<(), Declined> {
+        let slot = record.slot_hash();
+        let hash = index_hash(slot);
+        let Self { records, index } = self;
+        // Any record under the same slot hash.
+        let found = index.entry(
+            table_hash(hash),
+            |p| {
+                p.hash == hash
+                    && records
+                        .get(p.at as usize)
+                        .is_some_and(|r| r.slot_hash() == slot)
+            },
+            |p| table_hash(p.hash),
+        );
+        if let Entry::Vacant(room) = found {
+            let Ok(at) = u32::try_from(records.len()) else {
+                return Err(Declined::Full(record));
+            };
+            room.insert(Position { at, hash });
+            records.push(record);
             return Ok(());
         }
-        let Ok(at) = u32::try_from(self.records.len()) else {
-            return Err(Full(record));
-        };
-        if self.index.len() == self.index.capacity() {
-            self.grow_index();
+        // The slot hash is taken: by this key alone (an update), or by others.
+        if self.is_alone(slot, record.key()) {
+            self.put(record)
+                .map_err(|Full(record)| Declined::Full(record))
+        } else {
+            Err(Declined::Shared(record))
         }
-        let records = &self.records;
-        self.index.insert_unique(index_hash(hash), at, |&other| {
-            records
-                .get(other as usize)
-                .map_or(0, |r| index_hash(r.slot_hash()))
-        });
-        self.records.push(record);
-        Ok(())
     }
 
-    /// Rebuilds the index with twice the room, reading the records in their order (growing in
-    /// place would read them in the index's order, a cache miss each).
-    fn grow_index(&mut self) {
-        let room = (self.index.capacity() * 2).max(16);
-        let mut index = HashTable::with_capacity(room);
-        for (at, record) in (0u32..).zip(&self.records) {
-            // The room is there: the hasher is not asked.
-            index.insert_unique(index_hash(record.slot_hash()), at, |_| 0);
-        }
-        self.index = index;
-    }
-
-    /// Whether no key but `key` (stored or not) has the slot hash `hash`.
-    pub(super) fn is_alone(&self, hash: u64, key: &[u8]) -> bool {
-        self.with_hash(hash).all(|stored| stored.key() == key)
+    /// Whether no key but `key` (stored or not) has the slot hash `slot`.
+    pub(super) fn is_alone(&self, slot: u64, key: &[u8]) -> bool {
+        self.with_hash(slot).all(|stored| stored.key() == key)
     }
 
     /// Removes the record of `key`: the last record takes its place.
-    pub(super) fn remove(&mut self, hash: u64, key: &[u8]) {
-        let records = &self.records;
-        let Ok(found) = self.index.find_entry(index_hash(hash), |&at| {
-            records.get(at as usize).is_some_and(|r| r.is(hash, key))
+    pub(super) fn remove(&mut self, slot: u64, key: &[u8]) {
+        let (records, hash) = (&self.records, index_hash(slot));
+        let Ok(found) = self.index.find_entry(table_hash(hash), |p| {
+            p.hash == hash && records.get(p.at as usize).is_some_and(|r| r.is(slot, key))
         }) else {
             return;
         };
-        let (at, _) = found.remove();
-        let (at, last) = (at as usize, self.records.len().saturating_sub(1));
+        let (removed, _) = found.remove();
+        let (at, last) = (removed.at as usize, self.records.len().saturating_sub(1));
         self.records.swap_remove(at);
         if let Some(moved) = self.records.get(at) {
             // `at` was not the last: the record moved from the end is now found at `at`.
             let moved_hash = index_hash(moved.slot_hash());
             if let Some(position) = self
                 .index
-                .find_mut(moved_hash, |&other| other as usize == last)
+                .find_mut(table_hash(moved_hash), |p| p.at as usize == last)
             {
-                // `at` was a position in the index: it fits.
-                *position = u32::try_from(at).unwrap_or(u32::MAX);
+                position.at = removed.at;
             }
         }
     }
 
-    /// The records whose slot hash is `hash`, in no particular order.
-    pub(super) fn with_hash(&self, hash: u64) -> impl Iterator<Item = &StoredOffset> + '_ {
+    /// The records whose slot hash is `slot`, in no particular order.
+    pub(super) fn with_hash(&self, slot: u64) -> impl Iterator<Item = &StoredOffset> + '_ {
+        let hash = index_hash(slot);
         self.index
-            .iter_hash(index_hash(hash))
-            .filter_map(|&at| self.records.get(at as usize))
-            .filter(move |stored| stored.slot_hash() == hash)
+            .iter_hash(table_hash(hash))
+            .filter(move |p| p.hash == hash)
+            .filter_map(|p| self.records.get(p.at as usize))
+            .filter(move |stored| stored.slot_hash() == slot)
     }
 
     /// Every record, in no particular order.
@@ -167,5 +231,103 @@ impl LoadingTable {
         // Keys are unique: an unstable sort keeps nothing it should not.
         records.sort_unstable_by(StoredOffset::slot_order);
         records
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use alloc::collections::BTreeMap;
+    use alloc::vec::Vec;
+
+    use super::{Declined, LoadingTable, StoredOffset};
+
+    /// A record of key `k` whose slot hash is shared by every eighth key (`k % 8` is not part
+    /// of it), so that many keys share one.
+    fn record(k: u32, value: u32) -> StoredOffset {
+        let slot = u64::from(k / 8);
+        let key = k.to_le_bytes();
+        StoredOffset::new(slot, &key, &value.to_le_bytes(), (0, 0), false).unwrap()
+    }
+
+    /// A key's slot hash, as `record` gives it.
+    fn slot(k: u32) -> u64 {
+        u64::from(k / 8)
+    }
+
+    #[test]
+    fn finds_every_key_after_growing_and_removing() {
+        let mut table = LoadingTable::default();
+        let mut model = BTreeMap::new();
+        // Enough keys for the index to double a dozen times; every third key written twice,
+        // every seventh removed.
+        for k in 0..40_000u32 {
+            table.put(record(k, k)).unwrap();
+            model.insert(k, k);
+            if k % 3 == 0 {
+                table.put(record(k, k + 1)).unwrap();
+                model.insert(k, k + 1);
+            }
+            if k % 7 == 0 {
+                let gone = k / 2;
+                table.remove(slot(gone), &gone.to_le_bytes());
+                model.remove(&gone);
+            }
+        }
+        assert_eq!(table.len(), model.len());
+        for k in 0..40_000u32 {
+            let found = table
+                .get(slot(k), &k.to_le_bytes())
+                .map(|r| r.value().to_vec());
+            assert_eq!(
+                found,
+                model.get(&k).map(|v| v.to_le_bytes().to_vec()),
+                "key {k}"
+            );
+        }
+        // Each slot hash lists exactly its live keys.
+        for s in 0..5_000u32 {
+            let mut listed: Vec<Vec<u8>> = table
+                .with_hash(u64::from(s))
+                .map(|r| r.key().to_vec())
+                .collect();
+            listed.sort();
+            let mut expected: Vec<Vec<u8>> = model
+                .keys()
+                .filter(|&&k| k / 8 == s)
+                .map(|k| k.to_le_bytes().to_vec())
+                .collect();
+            expected.sort();
+            assert_eq!(listed, expected, "slot hash {s}");
+        }
+        let sorted = table.into_sorted();
+        assert!(sorted.windows(2).all(|w| w[0].slot_order(&w[1]).is_lt()));
+        assert_eq!(sorted.len(), model.len());
+    }
+
+    #[test]
+    fn puts_a_record_only_when_no_other_key_has_its_slot_hash() {
+        let mut table = LoadingTable::default();
+        assert!(table.put_if_alone(record(8, 1)).is_ok(), "a new key alone");
+        assert!(
+            table.put_if_alone(record(8, 2)).is_ok(),
+            "its own key again"
+        );
+        assert_eq!(
+            table.get(slot(8), &8u32.to_le_bytes()).unwrap().value(),
+            2u32.to_le_bytes()
+        );
+        match table.put_if_alone(record(9, 3)) {
+            Err(Declined::Shared(back)) => assert_eq!(back.key(), 9u32.to_le_bytes()),
+            other => panic!("key 9 shares key 8's slot hash: {other:?}"),
+        }
+        assert_eq!(table.len(), 1, "a declined record is not stored");
+        table.put(record(9, 3)).unwrap();
+        match table.put_if_alone(record(8, 4)) {
+            Err(Declined::Shared(_)) => {}
+            other => panic!("key 8 is no longer alone: {other:?}"),
+        }
+        table.remove(slot(9), &9u32.to_le_bytes());
+        assert!(table.put_if_alone(record(8, 5)).is_ok(), "alone again");
+        assert_eq!(table.len(), 1);
     }
 }
