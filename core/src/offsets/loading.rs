@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 use core::hash::BuildHasher;
 
 use foldhash::fast::FixedState;
-use hashbrown::hash_table::Entry;
+use hashbrown::hash_table::{Entry, VacantEntry};
 use hashbrown::HashTable;
 
 use super::live::StoredOffset;
@@ -62,6 +62,37 @@ fn index_hash(slot: u64) -> u32 {
 /// multiplier: the low bits, and so the bucket, still follow the hash's low bits alone).
 fn table_hash(hash: u32) -> u64 {
     u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The index's entry of the first record under `hash` that `matches`, or the free bucket a new
+/// one goes to (the index grows first when it has no room left).
+fn search<'t>(
+    index: &'t mut HashTable<Position>,
+    records: &[StoredOffset],
+    hash: u32,
+    matches: impl Fn(&StoredOffset) -> bool,
+) -> Entry<'t, Position> {
+    index.entry(
+        table_hash(hash),
+        |p| p.hash == hash && records.get(p.at as usize).is_some_and(&matches),
+        |p| table_hash(p.hash),
+    )
+}
+
+/// Stores a new `record` at the end of `records`, its position in the index's free bucket
+/// `room`; hands it back when the list holds `u32::MAX` records.
+fn push_new(
+    records: &mut Vec<StoredOffset>,
+    room: VacantEntry<'_, Position>,
+    hash: u32,
+    record: StoredOffset,
+) -> Result<(), Full> {
+    let Ok(at) = u32::try_from(records.len()) else {
+        return Err(Full(record));
+    };
+    room.insert(Position { at, hash });
+    records.push(record);
+    Ok(())
 }
 
 /// The table is full: a record past `u32::MAX` positions has no place in its index.
@@ -107,34 +138,16 @@ impl LoadingTable {
     /// Stores `record`, replacing the record of an equal key; a new key when the table holds
     /// `u32::MAX` records is handed back.
     pub(super) fn put(&mut self, record: StoredOffset) -> Result<(), Full> {
-        let slot = record.slot_hash();
-        let hash = index_hash(slot);
+        let (slot, hash) = (record.slot_hash(), index_hash(record.slot_hash()));
         let Self { records, index } = self;
-        let found = index.entry(
-            table_hash(hash),
-            |p| {
-                p.hash == hash
-                    && records
-                        .get(p.at as usize)
-                        .is_some_and(|r| r.is(slot, record.key()))
-            },
-            |p| table_hash(p.hash),
-        );
-        match found {
+        match search(index, records, hash, |r| r.is(slot, record.key())) {
             Entry::Occupied(stored) => {
                 if let Some(stored) = records.get_mut(stored.get().at as usize) {
                     *stored = record;
                 }
                 Ok(())
             }
-            Entry::Vacant(room) => {
-                let Ok(at) = u32::try_from(records.len()) else {
-                    return Err(Full(record));
-                };
-                room.insert(Position { at, hash });
-                records.push(record);
-                Ok(())
-            }
+            Entry::Vacant(room) => push_new(records, room, hash, record),
         }
     }
 
@@ -142,32 +155,15 @@ impl LoadingTable {
     /// hands it back otherwise. Most records of an offsets topic are a new key alone under its
     /// slot hash: those take one search of the index.
     pub(super) fn put_if_alone(&mut self, record: StoredOffset) -> Result<(), Declined> {
-        let slot = record.slot_hash();
-        let hash = index_hash(slot);
+        let (slot, hash) = (record.slot_hash(), index_hash(record.slot_hash()));
         let Self { records, index } = self;
         // Any record under the same slot hash.
-        let found = index.entry(
-            table_hash(hash),
-            |p| {
-                p.hash == hash
-                    && records
-                        .get(p.at as usize)
-                        .is_some_and(|r| r.slot_hash() == slot)
-            },
-            |p| table_hash(p.hash),
-        );
-        if let Entry::Vacant(room) = found {
-            let Ok(at) = u32::try_from(records.len()) else {
-                return Err(Declined::Full(record));
-            };
-            room.insert(Position { at, hash });
-            records.push(record);
-            return Ok(());
+        if let Entry::Vacant(room) = search(index, records, hash, |r| r.slot_hash() == slot) {
+            return push_new(records, room, hash, record).map_err(|Full(r)| Declined::Full(r));
         }
         // The slot hash is taken: by this key alone (an update), or by others.
         if self.is_alone(slot, record.key()) {
-            self.put(record)
-                .map_err(|Full(record)| Declined::Full(record))
+            self.put(record).map_err(|Full(r)| Declined::Full(r))
         } else {
             Err(Declined::Shared(record))
         }
