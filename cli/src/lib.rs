@@ -14,6 +14,7 @@ pub mod history;
 pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
+pub mod memory;
 pub mod metrics;
 pub mod offsets;
 mod parallel;
