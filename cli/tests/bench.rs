@@ -111,6 +111,8 @@ fn tiny_bench_reports_every_field_as_json() {
         "inspect_all_cpu_seconds",
         "inspect_all_cpu_floor_ratio",
         "inspect_all_mean_to_raw_ratio",
+        "inspect_all_fresh_seconds",
+        "inspect_all_fresh_to_raw_ratio",
         "serve_refresh_ms",
         "serve_freshness_p50_seconds",
         "serve_freshness_p99_seconds",
@@ -162,6 +164,27 @@ fn offsets_memory_phase_measures_the_state_alone() {
 }
 
 #[test]
+fn a_fresh_read_names_three_topics_and_reads_from_a_broker() {
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
+            .arg("bench")
+            .args(args)
+            .output()
+            .expect("the binary runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = run(&["--fresh-read", "a,b", "--bootstrap-servers", "127.0.0.1:9"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("takes three topics"), "{stderr}");
+    let (code, stderr) = run(&["--fresh-read", "a,b,c"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("--bootstrap-servers"), "{stderr}");
+}
+
+#[test]
 fn bench_table_names_every_goal() {
     let output = Command::new(env!("CARGO_BIN_EXE_connect-state"))
         .args(["bench", "--scale", "tiny"])
@@ -202,6 +225,8 @@ fn broker_rows_read_the_three_topics_and_time_serve_freshness() {
         "inspect_all_seconds",
         "raw_read_all_seconds",
         "inspect_all_to_raw_ratio",
+        "inspect_all_fresh_seconds",
+        "inspect_all_fresh_to_raw_ratio",
         "serve_freshness_p50_seconds",
         "serve_freshness_p99_seconds",
     ] {

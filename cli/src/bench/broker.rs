@@ -84,6 +84,12 @@ pub fn bench_all_topics(
             check_all(c, s, o, config, &status, expected_live)
         })?;
         let (inspect, raw) = (reads.inspect, reads.raw);
+        let expected = FreshRead {
+            seconds: 0.0,
+            connectors: status.connectors as u64,
+            offsets: expected_live,
+        };
+        let fresh = fresh_reads(settings, &names, runs, &expected, &broker)?;
         let connector = config_connector(config)?;
         let (refresh, p50, p99) = serve_freshness(settings, &names, &connector, &broker)?;
         Ok(AllTopicsFigures {
@@ -95,6 +101,9 @@ pub fn bench_all_topics(
             inspect_all_cpu_seconds: reads.inspect_work.mean_seconds(),
             inspect_all_cpu_floor_ratio: reads.inspect_work.floor_ratio(&reads.raw_work),
             inspect_all_mean_to_raw_ratio: reads.mean_ratio(),
+            inspect_all_fresh_seconds: fresh.map(|f| f.as_secs_f64()),
+            inspect_all_fresh_to_raw_ratio: fresh
+                .map(|f| ratio(f.as_secs_f64(), raw.as_secs_f64())),
             serve_refresh_ms: Some(refresh),
             serve_freshness_p50_seconds: Some(p50),
             serve_freshness_p99_seconds: Some(p99),
@@ -182,15 +191,7 @@ fn time_reads(
     broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
     check: impl Fn(&ConfigLog, &StatusLog, &OffsetLog) -> Result<(), CliError>,
 ) -> Result<Reads, CliError> {
-    let args = InspectArgs {
-        kafka: settings.clone(),
-        config_topic: Some(names.config.clone()),
-        status_topic: Some(names.status.clone()),
-        offsets_topic: Some(names.offsets.clone()),
-        create_topics: false,
-        format: Format::Json,
-        as_of: None,
-    };
+    let args = inspect_args(settings, names);
     let mut reads = Reads::default();
     // A first raw read warms the broker up.
     for run in 0..=runs {
@@ -219,6 +220,103 @@ fn time_reads(
         }
     }
     Ok(reads)
+}
+
+/// What `inspect`'s read of the three topics in a fresh process read, and how long it took:
+/// what `bench --fresh-read` prints.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FreshRead {
+    /// Seconds the read took (from the start of the three reads to their end; the process's
+    /// start and exit are not in it).
+    pub seconds: f64,
+    /// Connectors with a status.
+    pub connectors: u64,
+    /// Live offsets entries.
+    pub offsets: u64,
+}
+
+/// `bench --fresh-read CONFIG,STATUS,OFFSETS`: one read of the three topics by `inspect`, in
+/// this process.
+pub fn fresh_read(settings: &KafkaSettings, topics: &[String]) -> Result<FreshRead, CliError> {
+    let [config, status, offsets] = topics else {
+        return Err(CliError::Input(format!(
+            "--fresh-read takes three topics, CONFIG,STATUS,OFFSETS; got {}",
+            topics.len()
+        )));
+    };
+    let names = Names {
+        config: config.clone(),
+        status: status.clone(),
+        offsets: offsets.clone(),
+    };
+    let start = Instant::now();
+    let (_, status, offsets) = crate::inspect::read_all(&inspect_args(settings, &names))?;
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(FreshRead {
+        seconds,
+        connectors: status.map_or(0, |s| s.snapshot().connectors().count() as u64),
+        offsets: offsets.map_or(0, |o| o.snapshot().len() as u64),
+    })
+}
+
+/// The best of `runs` reads of the three topics by `inspect`, each in a fresh `connect-state
+/// bench --fresh-read` process, each checked against what `expected` holds. `None` when this
+/// is not the `connect-state` binary (the library used elsewhere).
+fn fresh_reads(
+    settings: &KafkaSettings,
+    names: &Names,
+    runs: u32,
+    expected: &FreshRead,
+    broker: &dyn Fn(&str, &dyn std::fmt::Display) -> CliError,
+) -> Result<Option<Duration>, CliError> {
+    let exe = std::env::current_exe()?;
+    if exe.file_stem().is_none_or(|stem| stem != "connect-state") {
+        return Ok(None);
+    }
+    let topics = format!("{},{},{}", names.config, names.status, names.offsets);
+    let mut best = Duration::MAX;
+    for _ in 0..runs {
+        let mut command = Command::new(&exe);
+        command.args(["bench", "--bootstrap-servers", &settings.bootstrap_servers]);
+        for (key, value) in &settings.properties {
+            command.arg("-X").arg(format!("{key}={value}"));
+        }
+        let output = command
+            .args(["--fresh-read", &topics, "--format", "json"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| broker("starting a fresh read", &e))?;
+        if !output.status.success() {
+            let why = String::from_utf8_lossy(&output.stderr);
+            return Err(broker("a fresh read", &crate::common::redact(why.trim())));
+        }
+        let read: FreshRead = serde_json::from_slice(&output.stdout)
+            .map_err(|e| broker("a fresh read's answer", &e))?;
+        if (read.connectors, read.offsets) != (expected.connectors, expected.offsets) {
+            return Err(broker(
+                "a fresh read",
+                &format!(
+                    "read {} connector statuses and {} live offsets, expected {} and {}",
+                    read.connectors, read.offsets, expected.connectors, expected.offsets
+                ),
+            ));
+        }
+        best = best.min(Duration::from_secs_f64(read.seconds));
+    }
+    Ok(Some(best))
+}
+
+/// `inspect`'s arguments for a read of the three topics.
+fn inspect_args(settings: &KafkaSettings, names: &Names) -> InspectArgs {
+    InspectArgs {
+        kafka: settings.clone(),
+        config_topic: Some(names.config.clone()),
+        status_topic: Some(names.status.clone()),
+        offsets_topic: Some(names.offsets.clone()),
+        create_topics: false,
+        format: Format::Json,
+        as_of: None,
+    }
 }
 
 /// Raw reads of the three topics at once, each on its own thread; the records counted.

@@ -111,6 +111,16 @@ pub struct BenchArgs {
     /// fresh process so its memory figures start from a fresh heap).
     #[arg(long, value_enum, hide = true)]
     pub phase: Option<Phase>,
+    /// Internal: one read of these three topics (`CONFIG,STATUS,OFFSETS`) on
+    /// `--bootstrap-servers` as `inspect` reads them, in this process, printed as JSON (how
+    /// long it took and what it read): the broker rows' reads in a fresh process.
+    #[arg(
+        long,
+        hide = true,
+        value_name = "CONFIG,STATUS,OFFSETS",
+        value_delimiter = ','
+    )]
+    pub fresh_read: Vec<String>,
 }
 
 /// Everything one run measured. Rates are records per second; memory in bytes.
@@ -316,6 +326,13 @@ pub struct AllTopicsFigures {
     pub inspect_all_cpu_floor_ratio: Option<f64>,
     /// The mean `inspect` time over the mean raw read time, to set beside the floor.
     pub inspect_all_mean_to_raw_ratio: Option<f64>,
+    /// Seconds `inspect`'s read of the three topics takes in a fresh process of its own (the
+    /// best of the runs), its state built in memory the process never used before, as a
+    /// `connect-state inspect` builds it. (The reads above run one after another in this
+    /// process, which may reuse the memory of the read before.)
+    pub inspect_all_fresh_seconds: Option<f64>,
+    /// `inspect_all_fresh_seconds` over `raw_read_all_seconds`.
+    pub inspect_all_fresh_to_raw_ratio: Option<f64>,
     /// `serve`'s refresh period in the freshness row (its default).
     pub serve_refresh_ms: Option<u64>,
     /// Median seconds from producing a status record to `serve`'s
@@ -502,6 +519,18 @@ pub fn run(args: BenchArgs, out: &mut dyn Write) -> Result<Exit, CliError> {
     let started = Instant::now();
     let scale = args.scale.scale();
     let runs = 5;
+    #[cfg(feature = "kafka")]
+    if !args.fresh_read.is_empty() {
+        let servers = args
+            .bootstrap_servers
+            .as_deref()
+            .ok_or_else(|| CliError::Input("--fresh-read reads from --bootstrap-servers".into()))?;
+        let mut settings = connect_state_kafka::KafkaSettings::new(servers);
+        settings.properties.extend(args.property.iter().cloned());
+        let read = broker::fresh_read(&settings, &args.fresh_read)?;
+        writeln!(out, "{}", serde_json::to_value(read)?)?;
+        return Ok(Exit::Success);
+    }
     if let Some(only) = args.phase {
         // A child of an isolated run: one phase's figures as JSON.
         let figures = match only {

@@ -357,6 +357,16 @@ pub(super) fn render_table(r: &BenchReport) -> String {
             "<= 1.3x",
         ),
         row(
+            "inspect of the three topics, in a fresh process",
+            opt(r.all_topics.inspect_all_fresh_seconds, " s"),
+            "",
+        ),
+        row(
+            "the same / raw read",
+            opt(r.all_topics.inspect_all_fresh_to_raw_ratio, "x"),
+            "",
+        ),
+        row(
             "machine CPU per read of the three (raw / inspect)",
             cpu_pair(
                 r.all_topics.raw_read_all_cpu_seconds,
