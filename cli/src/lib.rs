@@ -14,7 +14,6 @@ pub mod history;
 pub mod http1;
 #[cfg(feature = "kafka")]
 pub mod inspect;
-pub mod memory;
 pub mod metrics;
 pub mod offsets;
 mod parallel;

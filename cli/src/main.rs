@@ -11,8 +11,6 @@ use connect_state_cli::{printable, redact, register_secrets, run, Cli, Exit};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    // Before the first large allocation: a fresh state in small pages (see `memory`).
-    connect_state_cli::memory::apply();
     // Secret -X values never reach the terminal, whatever error text echoes them.
     register_secrets(std::env::args());
     let cli = match Cli::try_parse() {
