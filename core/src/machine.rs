@@ -168,6 +168,12 @@ pub trait Topic: Default + Serialize + DeserializeOwned {
     /// loading moves it into the form snapshots share. The default does nothing.
     fn caught_up(&mut self) {}
 
+    /// Called before the first record when a reader will ask about the state record by
+    /// record while the start-up read goes on ([`TopicLog::report_while_loading`]): a topic
+    /// whose form for loading answers such questions slowly moves into one that answers them
+    /// quickly. The default does nothing.
+    fn asked_while_loading(&mut self) {}
+
     /// The diagnostics, with the engine's skip counters.
     fn diagnostics(&self, skipped: &SkipCounts<SkipKind<Self>>) -> Self::Diagnostics;
 }
@@ -273,6 +279,7 @@ impl<T: Topic> TopicLog<T> {
     /// ([`History::new`](crate::history::History::new)), whose own `mark_caught_up` ends the
     /// loading.
     pub(crate) fn report_while_loading(&mut self) {
+        self.topic.asked_while_loading();
         self.caught_up = true;
     }
 

@@ -21,6 +21,7 @@ use triomphe::ThinArc;
 use crate::checkpoint::ByteString;
 use crate::persistent::{Comparable, PSet};
 
+use super::journal::Journal;
 use super::loading::{Declined, Full, LoadingTable};
 use super::stack_bytes::StackBytes;
 
@@ -170,6 +171,14 @@ impl StoredOffset {
         }
     }
 
+    /// The same record in a new allocation (see [`settle`](super::journal::settle)).
+    pub(super) fn copied(&self) -> Self {
+        Self {
+            hash: self.hash,
+            record: ThinArc::from_header_and_slice(self.place(), &self.record.slice),
+        }
+    }
+
     fn key_end(&self) -> usize {
         (self.place().key_len & !TRACKED) as usize
     }
@@ -257,7 +266,11 @@ pub(crate) struct LiveKeys {
 
 /// Where the keyed records are held.
 enum Keyed {
-    /// While the topic is read from its start: a hash table, fast to write and never shared
+    /// While the topic is read from its start: the records in read order, settled at the
+    /// catch-up (see [`Journal`]).
+    Journal(Journal),
+    /// While the topic is read from its start by a reader that asks about keys record by
+    /// record (a history telling each record): a hash table, fast to write and never shared
     /// (see [`LoadingTable`]).
     Loading(LoadingTable),
     /// Once caught up ([`LiveKeys::share`]), or restored from a checkpoint: the persistent
@@ -267,29 +280,37 @@ enum Keyed {
 
 impl Default for Keyed {
     fn default() -> Self {
-        Self::Loading(LoadingTable::default())
+        Self::Journal(Journal::default())
     }
 }
 
-/// One of two iterators over the same items, for methods that read either form.
-enum Either<L, S> {
+/// One of three iterators over the same items, for methods that read any form.
+enum Forms<J, L, S> {
+    Journal(J),
     Loading(L),
     Shared(S),
 }
 
-impl<T, L: Iterator<Item = T>, S: Iterator<Item = T>> Iterator for Either<L, S> {
+impl<T, J, L, S> Iterator for Forms<J, L, S>
+where
+    J: Iterator<Item = T>,
+    L: Iterator<Item = T>,
+    S: Iterator<Item = T>,
+{
     type Item = T;
 
     fn next(&mut self) -> Option<T> {
         match self {
+            Self::Journal(records) => records.next(),
             Self::Loading(records) => records.next(),
             Self::Shared(records) => records.next(),
         }
     }
 
-    /// Exact when both are: a checkpoint's sequence of live keys is written with its length.
+    /// Exact when all are: a checkpoint's sequence of live keys is written with its length.
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
+            Self::Journal(records) => records.size_hint(),
             Self::Loading(records) => records.size_hint(),
             Self::Shared(records) => records.size_hint(),
         }
@@ -297,26 +318,150 @@ impl<T, L: Iterator<Item = T>, S: Iterator<Item = T>> Iterator for Either<L, S> 
 }
 
 impl LiveKeys {
-    /// Moves the keyed records from the loading table into the persistent set (sorted, then
-    /// built in one pass: O(n log n), once). Call it when the start-up read is caught up;
-    /// from then on snapshots are O(1). Later calls change nothing.
-    pub(crate) fn share(&mut self) {
-        if let Keyed::Loading(table) = &mut self.keyed {
-            let table = core::mem::take(table);
-            self.keyed = Keyed::Shared(table.into_sorted().into_iter().map(BySlot).collect());
+    /// Empty, in the indexed form for loading: for a reader that asks about keys record by
+    /// record while the topic is read from its start (see [`index_while_loading`]).
+    ///
+    /// [`index_while_loading`]: Self::index_while_loading
+    pub(crate) fn indexed() -> Self {
+        Self {
+            null_key: None,
+            keyed: Keyed::Loading(LoadingTable::default()),
         }
     }
 
-    /// Whether the keyed records are still in the loading table.
+    /// Moves the keyed records into the persistent set (the journal settled, or the loading
+    /// table sorted, then built in one pass: O(n log n), once). Call it when the start-up
+    /// read is caught up; from then on snapshots are O(1). Later calls change nothing.
+    pub(crate) fn share(&mut self) {
+        let sorted = match &mut self.keyed {
+            Keyed::Journal(journal) => core::mem::take(journal).settle(),
+            Keyed::Loading(table) => core::mem::take(table).into_sorted(),
+            Keyed::Shared(_) => return,
+        };
+        self.keyed = Keyed::Shared(sorted.into_iter().map(BySlot).collect());
+    }
+
+    /// Moves journaled records into the indexed loading table, so that the reads of a reader
+    /// asking about keys record by record ([`get`](Self::get), [`with_hash`](Self::with_hash))
+    /// take one search each. Call it before the first record; the shared form stays as it is.
+    pub(crate) fn index_while_loading(&mut self) {
+        if let Keyed::Journal(journal) = &mut self.keyed {
+            let mut table = LoadingTable::default();
+            for record in core::mem::take(journal).settle() {
+                if let Err(Full(record)) = table.put(record) {
+                    // Four billion keys: the set takes them from here.
+                    let mut records = table.into_sorted();
+                    records.push(record);
+                    self.keyed = Keyed::Shared(records.into_iter().map(BySlot).collect());
+                    return;
+                }
+            }
+            self.keyed = Keyed::Loading(table);
+        }
+    }
+
+    /// Whether records go to the journal ([`journal`](Self::journal)) rather than through
+    /// [`upsert`](Self::upsert), [`upsert_partition_key`](Self::upsert_partition_key) and
+    /// [`remove`](Self::remove).
+    pub(crate) fn is_journaling(&self) -> bool {
+        matches!(self.keyed, Keyed::Journal(_))
+    }
+
+    /// Appends a record of `key` to the journal: `value`, or a tombstone (`None`). The
+    /// partition tracking is settled with the journal (see [`Journal`]). Call it while
+    /// [`is_journaling`](Self::is_journaling) (otherwise, and past the journal's size, the
+    /// record is applied as the apply step applies it); for the null key use `upsert` and
+    /// `remove`.
+    pub(crate) fn journal(
+        &mut self,
+        key: &[u8],
+        hash: u64,
+        value: Option<&[u8]>,
+        position: (i32, i64),
+        partition_key: bool,
+    ) {
+        if let Keyed::Journal(journal) = &mut self.keyed {
+            if journal
+                .append(key, hash, value, position, partition_key)
+                .is_ok()
+            {
+                return;
+            }
+            // Four billion records: the indexed table takes them from here.
+            self.index_while_loading();
+        }
+        super::apply_to_data(self, Some(key), hash, partition_key, value, position);
+    }
+
+    /// The keyed records, sorted in the persistent set's order (by slot hash, then key
+    /// bytes): the journal settled, the loading table sorted, the set's own order.
+    pub(super) fn into_sorted_keyed(self) -> Vec<StoredOffset> {
+        match self.keyed {
+            Keyed::Journal(journal) => journal.settle(),
+            Keyed::Loading(table) => table.into_sorted(),
+            Keyed::Shared(set) => set.iter().map(|e| e.0.clone()).collect(),
+        }
+    }
+
+    /// Calls `f` with the keyed records in storage order (by slot hash, then key bytes): the
+    /// set's own order, the loading table sorted, or a copy of the journal settled (exact
+    /// tracked flags: for clones, comparisons and checkpoints).
+    fn with_storage_order<R>(
+        &self,
+        f: impl FnOnce(&mut dyn Iterator<Item = &StoredOffset>) -> R,
+    ) -> R {
+        match &self.keyed {
+            Keyed::Journal(journal) => {
+                let settled = super::journal::settle(journal.entries().to_vec());
+                f(&mut settled.iter())
+            }
+            Keyed::Loading(table) => f(&mut table.sorted().into_iter()),
+            Keyed::Shared(set) => f(&mut set.iter().map(|e| &e.0)),
+        }
+    }
+
+    /// Whether the keyed records are still in a form for loading (journal or table).
     #[cfg(test)]
     pub(crate) fn is_loading(&self) -> bool {
-        matches!(self.keyed, Keyed::Loading(_))
+        !matches!(self.keyed, Keyed::Shared(_))
+    }
+
+    /// The latest journaled record of each live key among `entries` (read order), in no
+    /// particular order: what the readers answer while journaling (a scan; nothing reads the
+    /// keys record by record then, see [`index_while_loading`](Self::index_while_loading)).
+    /// The tracked flags are those the records were journaled with, exact except where keys
+    /// share a slot hash: the tracking is settled with the journal, and the changes that
+    /// depend on it ([`upsert_partition_key`](Self::upsert_partition_key),
+    /// [`set_tracked`](Self::set_tracked)) settle the journal into the table first.
+    fn journaled_live<'a>(
+        entries: impl Iterator<Item = &'a super::journal::Entry>,
+    ) -> Vec<&'a StoredOffset> {
+        let mut latest: Vec<(usize, &super::journal::Entry)> = entries.enumerate().collect();
+        // By key, the latest record last.
+        latest.sort_by(|(i, a), (j, b)| a.record.slot_order(&b.record).then_with(|| i.cmp(j)));
+        let mut live = Vec::new();
+        for (at, (_, entry)) in latest.iter().enumerate() {
+            let last_of_key = latest
+                .get(at + 1)
+                .is_none_or(|(_, next)| next.record.slot_order(&entry.record).is_ne());
+            if last_of_key && !entry.tombstone {
+                live.push(&entry.record);
+            }
+        }
+        live
     }
 
     /// The latest record of `key`, whose slot hash is `hash`.
     pub(crate) fn get(&self, key: Option<&[u8]>, hash: u64) -> Option<&StoredOffset> {
         match (key, &self.keyed) {
             (None, _) => self.null_key.as_ref(),
+            (Some(key), Keyed::Journal(journal)) => journal
+                .entries()
+                .iter()
+                .rev()
+                .find(|entry| entry.record.is(hash, key))
+                .filter(|entry| !entry.tombstone)
+                .map(|entry| &entry.record),
             (Some(key), Keyed::Loading(table)) => table.get(hash, key),
             (Some(key), Keyed::Shared(set)) => set.get(&SlotOf { hash, key }).map(|e| &e.0),
         }
@@ -325,6 +470,10 @@ impl LiveKeys {
     /// Stores `record` under its key bytes, replacing the key's record.
     fn put(&mut self, record: StoredOffset) {
         match &mut self.keyed {
+            Keyed::Journal(_) => {
+                self.index_while_loading();
+                self.put(record);
+            }
             Keyed::Loading(table) => {
                 if let Err(Full(record)) = table.put(record) {
                     // Four billion keys: the set takes them from here.
@@ -376,7 +525,11 @@ impl LiveKeys {
         let Some(record) = StoredOffset::new(hash, key, value, position, true) else {
             return;
         };
+        if self.is_journaling() {
+            self.index_while_loading();
+        }
         let record = match &mut self.keyed {
+            Keyed::Journal(_) => record,
             Keyed::Loading(table) => match table.put_if_alone(record) {
                 Ok(()) => return,
                 Err(Declined::Shared(record)) => record,
@@ -402,6 +555,10 @@ impl LiveKeys {
     pub(crate) fn remove(&mut self, key: Option<&[u8]>, hash: u64) {
         match (key, &mut self.keyed) {
             (None, _) => self.null_key = None,
+            (Some(key), Keyed::Journal(_)) => {
+                self.index_while_loading();
+                self.remove(Some(key), hash);
+            }
             (Some(key), Keyed::Loading(table)) => table.remove(hash, key),
             (Some(key), Keyed::Shared(set)) => {
                 set.remove(&SlotOf { hash, key });
@@ -413,6 +570,10 @@ impl LiveKeys {
     /// slot the records are found by).
     pub(crate) fn set_tracked(&mut self, key: &[u8], hash: u64, tracked: bool) {
         match &mut self.keyed {
+            Keyed::Journal(_) => {
+                self.index_while_loading();
+                self.set_tracked(key, hash, tracked);
+            }
             Keyed::Loading(table) => {
                 if let Some(stored) = table.get_mut(hash, key) {
                     *stored = stored.clone().with_tracked(tracked);
@@ -429,11 +590,21 @@ impl LiveKeys {
 
     /// The keyed records whose slot hash is `hash`: by key bytes once shared, in no particular
     /// order while loading (the callers look for the one tracked key of a partition, which
-    /// is unique).
+    /// is unique). While journaling, a scan of the journal (see
+    /// [`journaled_live`](Self::journaled_live)).
     pub(crate) fn with_hash(&self, hash: u64) -> impl Iterator<Item = &StoredOffset> + '_ {
         match &self.keyed {
-            Keyed::Loading(table) => Either::Loading(table.with_hash(hash)),
-            Keyed::Shared(set) => Either::Shared(hash_range(set, hash, hash.checked_add(1))),
+            Keyed::Journal(journal) => Forms::Journal(
+                Self::journaled_live(
+                    journal
+                        .entries()
+                        .iter()
+                        .filter(|entry| entry.record.slot_hash() == hash),
+                )
+                .into_iter(),
+            ),
+            Keyed::Loading(table) => Forms::Loading(table.with_hash(hash)),
+            Keyed::Shared(set) => Forms::Shared(hash_range(set, hash, hash.checked_add(1))),
         }
     }
 
@@ -443,30 +614,32 @@ impl LiveKeys {
         let start = u64::from(high) << 32;
         let end = high.checked_add(1).map(|next| u64::from(next) << 32);
         match &self.keyed {
+            Keyed::Journal(journal) => {
+                let mut records = Self::journaled_live(
+                    journal
+                        .entries()
+                        .iter()
+                        .filter(|entry| entry.record.slot_hash() >> 32 == u64::from(high)),
+                );
+                records.sort_unstable_by(|a, b| a.slot_order(b));
+                Forms::Journal(records.into_iter())
+            }
             Keyed::Loading(table) => {
                 let mut records: Vec<&StoredOffset> = table
                     .iter()
                     .filter(|record| record.slot_hash() >> 32 == u64::from(high))
                     .collect();
                 records.sort_unstable_by(|a, b| a.slot_order(b));
-                Either::Loading(records.into_iter())
+                Forms::Loading(records.into_iter())
             }
-            Keyed::Shared(set) => Either::Shared(hash_range(set, start, end)),
-        }
-    }
-
-    /// The keyed records in storage order: by slot hash, then key bytes (sorted first while
-    /// loading).
-    fn in_storage_order(&self) -> impl Iterator<Item = &StoredOffset> + '_ {
-        match &self.keyed {
-            Keyed::Loading(table) => Either::Loading(table.sorted().into_iter()),
-            Keyed::Shared(set) => Either::Shared(set.iter().map(|e| &e.0)),
+            Keyed::Shared(set) => Forms::Shared(hash_range(set, start, end)),
         }
     }
 
     /// Every live key and its record, the null key first, then by key bytes. Sorts: O(n log n).
     pub(crate) fn iter(&self) -> impl Iterator<Item = (Option<&[u8]>, &StoredOffset)> + '_ {
         let mut keyed: Vec<&StoredOffset> = match &self.keyed {
+            Keyed::Journal(journal) => Self::journaled_live(journal.entries().iter()),
             Keyed::Loading(table) => table.iter().collect(),
             Keyed::Shared(set) => set.iter().map(|e| &e.0).collect(),
         };
@@ -478,6 +651,7 @@ impl LiveKeys {
     /// How many keys are live.
     pub(crate) fn len(&self) -> usize {
         let keyed = match &self.keyed {
+            Keyed::Journal(journal) => Self::journaled_live(journal.entries().iter()).len(),
             Keyed::Loading(table) => table.len(),
             Keyed::Shared(set) => set.len(),
         };
@@ -506,10 +680,10 @@ impl Clone for LiveKeys {
     /// the shared form, O(n log n) (a snapshot taken before the start-up read is caught up).
     fn clone(&self) -> Self {
         let keyed = match &self.keyed {
-            Keyed::Loading(table) => {
-                Keyed::Shared(table.sorted().into_iter().cloned().map(BySlot).collect())
-            }
             Keyed::Shared(set) => Keyed::Shared(set.clone()),
+            _ => Keyed::Shared(
+                self.with_storage_order(|records| records.cloned().map(BySlot).collect()),
+            ),
         };
         Self {
             null_key: self.null_key.clone(),
@@ -521,11 +695,7 @@ impl Clone for LiveKeys {
 impl PartialEq for LiveKeys {
     fn eq(&self, other: &Self) -> bool {
         self.null_key == other.null_key
-            && self.len() == other.len()
-            && self
-                .in_storage_order()
-                .zip(other.in_storage_order())
-                .all(|(a, b)| a == b)
+            && self.with_storage_order(|mine| other.with_storage_order(|theirs| mine.eq(theirs)))
     }
 }
 
@@ -573,20 +743,22 @@ struct Wire<B> {
 impl Serialize for LiveKeys {
     /// A sequence of live keys: the null key first, then in storage order.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let null = self.null_key.iter().map(|record| (false, record));
-        let keyed = self.in_storage_order().map(|record| (true, record));
-        serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| {
-            // The checkpoint's form (format 6): the slot hash leads the key and value bytes.
-            let hash = record.hash.to_be_bytes();
-            let key_and_value = &record.record.slice;
-            Wire {
-                keyed,
-                partition: record.partition(),
-                key_len: record.place().key_len,
-                offset: record.offset(),
-                bytes: WireBytes(hash.iter().chain(key_and_value).copied().collect()),
-            }
-        }))
+        self.with_storage_order(|keyed| {
+            let null = self.null_key.iter().map(|record| (false, record));
+            let keyed = keyed.map(|record| (true, record));
+            serializer.collect_seq(null.chain(keyed).map(|(keyed, record)| {
+                // The checkpoint's form (format 6): the slot hash leads the key and value bytes.
+                let hash = record.hash.to_be_bytes();
+                let key_and_value = &record.record.slice;
+                Wire {
+                    keyed,
+                    partition: record.partition(),
+                    key_len: record.place().key_len,
+                    offset: record.offset(),
+                    bytes: WireBytes(hash.iter().chain(key_and_value).copied().collect()),
+                }
+            }))
+        })
     }
 }
 
@@ -675,7 +847,7 @@ mod tests {
     fn both_forms() -> [LiveKeys; 2] {
         let mut shared = LiveKeys::default();
         shared.share();
-        [LiveKeys::default(), shared]
+        [LiveKeys::indexed(), shared]
     }
 
     fn keys<'a>(records: impl Iterator<Item = &'a StoredOffset>) -> Vec<Vec<u8>> {
@@ -839,6 +1011,92 @@ mod tests {
             loading.share();
             proptest::prop_assert!(loading == shared);
         }
+    }
+
+    /// A record of the journal proptest: key `k` (keys `k` and `k + 4` share a slot hash; keys
+    /// below 4 are `[connector, {partition}]` keys), a value or a tombstone.
+    fn write() -> impl proptest::strategy::Strategy<Value = (u8, Option<u8>)> {
+        use proptest::prelude::*;
+        (0u8..8, proptest::option::weighted(0.75, any::<u8>()))
+    }
+
+    proptest::proptest! {
+        /// The journal, settled, holds what applying the records one by one to the indexed
+        /// table and to the persistent set holds (tracked flags included), after every record;
+        /// its readers answer alike for keys and values.
+        #[test]
+        fn the_journal_settles_as_records_applied_one_by_one(
+            writes in proptest::collection::vec(write(), 0..60),
+        ) {
+            let mut journal = LiveKeys::default();
+            let [mut indexed, mut shared] = both_forms();
+            for (i, &(k, value)) in writes.iter().enumerate() {
+                let (position, value) = ((0, i as i64), value.map(|v| [v]));
+                let value = value.as_ref().map(|v| &v[..]);
+                let partition_key = k < 4;
+                journal.journal(&[k], slot(k), value, position, partition_key);
+                proptest::prop_assert!(journal.is_journaling());
+                for live in [&mut indexed, &mut shared] {
+                    super::super::apply_to_data(live, Some(&[k]), slot(k), partition_key, value, position);
+                }
+                proptest::prop_assert!(journal == indexed && journal == shared);
+                proptest::prop_assert_eq!(journal.len(), indexed.len());
+                for k in 0..8u8 {
+                    let found = |live: &LiveKeys| live.get(Some(&[k]), slot(k)).map(|r| r.value().to_vec());
+                    proptest::prop_assert_eq!(found(&journal), found(&indexed));
+                    let mut same_hash = keys(journal.with_hash(slot(k)));
+                    same_hash.sort();
+                    proptest::prop_assert_eq!(same_hash, keys(shared.with_hash(slot(k))));
+                }
+                for high in 0..2u32 {
+                    proptest::prop_assert_eq!(
+                        keys(journal.with_high_bits(high)),
+                        keys(shared.with_high_bits(high))
+                    );
+                }
+            }
+            let listed = |live: &LiveKeys| {
+                live.iter().map(|(k, r)| (k.map(<[u8]>::to_vec), r.value().to_vec())).collect::<Vec<_>>()
+            };
+            proptest::prop_assert_eq!(listed(&journal), listed(&indexed));
+            let checkpoint = |live: &LiveKeys| {
+                bincode::serde::encode_to_vec(live, bincode::config::standard()).unwrap()
+            };
+            proptest::prop_assert_eq!(checkpoint(&journal), checkpoint(&shared));
+            journal.share();
+            proptest::prop_assert!(journal == shared);
+            proptest::prop_assert_eq!(checkpoint(&journal), checkpoint(&shared));
+        }
+    }
+
+    #[test]
+    fn a_journal_moves_into_the_table_when_asked_and_settles_once_shared() {
+        let mut live = LiveKeys::default();
+        live.journal(b"a", 1, Some(b"1"), (0, 0), true);
+        live.journal(b"a", 1, Some(b"2"), (0, 1), true);
+        live.journal(b"b", 2, None, (0, 2), false);
+        assert!(live.is_journaling());
+        assert_eq!(
+            live.get(Some(b"a"), 1).map(StoredOffset::value),
+            Some(&b"2"[..])
+        );
+        assert_eq!(live.len(), 1);
+        live.index_while_loading();
+        assert!(!live.is_journaling() && live.is_loading());
+        let record = live.get(Some(b"a"), 1).expect("a is live");
+        assert_eq!(
+            (record.value(), record.offset(), record.is_tracked()),
+            (&b"2"[..], 1, true)
+        );
+        // Records after the move go through the table.
+        live.journal(b"c", 3, Some(b"3"), (0, 3), false);
+        assert_eq!(live.len(), 2);
+        live.share();
+        assert!(!live.is_loading());
+        assert_eq!(
+            live.get(Some(b"c"), 3).map(StoredOffset::value),
+            Some(&b"3"[..])
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 mod history;
 pub use history::OffsetBefore;
+mod journal;
 mod json_view;
 mod key_layout;
 pub mod kip875;
@@ -175,6 +176,49 @@ fn classify_with_slot(key: Option<&[u8]>) -> (KeyClass<'_>, u64) {
             };
             // Untracked keys are never looked up by content: any spread will do.
             (class, u64::from(hash32(key.unwrap_or_default())) << 32)
+        }
+    }
+}
+
+/// Java's consume callback's changes to the data map and the partition sets
+/// (`processPartitionKey` step 7, then the byte-wise data map), for a record of `key` (slot
+/// hash `slot`; `partition_key`: a `[connector, {partition}]` key) with `value` (`None`: a
+/// tombstone) read at `position`. The apply step calls it for every record on the indexed and
+/// shared forms, and a journal's settling for the records of keys sharing a slot hash.
+fn apply_to_data(
+    data: &mut LiveKeys,
+    key: Option<&[u8]>,
+    slot: u64,
+    partition_key: bool,
+    value: Option<&[u8]>,
+    position: (i32, i64),
+) {
+    // The tracking below asks about the slot hash's other keys: a journal settles first (the
+    // null key is kept apart from it).
+    if key.is_some() {
+        data.index_while_loading();
+    }
+    match value {
+        Some(value) => {
+            // The set gains the partition unless some key with its content already added it;
+            // the key that did stays tracked. (Keys of other shapes are never tracked.)
+            match (partition_key, key) {
+                (true, Some(bytes)) => {
+                    data.upsert_partition_key(bytes, slot, value, position, |data| {
+                        tracked_by(data, slot, bytes).unwrap_or(true)
+                    });
+                }
+                _ => data.upsert(key, slot, value, position, false),
+            }
+        }
+        None => {
+            // A tombstone: the partition leaves the set, whichever key added it.
+            if let (true, Some(bytes)) = (partition_key, key) {
+                if let Some(tracking) = tracking_key(data, slot, bytes) {
+                    data.set_tracked(&tracking, slot, false);
+                }
+            }
+            data.remove(key, slot);
         }
     }
 }
@@ -368,30 +412,12 @@ impl Topic for OffsetTopic {
             }
         }
         let data = &mut self.tables.data;
-        match record.value {
-            Some(value) => {
-                // `processPartitionKey` step 7: the set gains the partition unless some key
-                // with its content already added it; the key that did stays tracked. (Keys of
-                // other shapes are never tracked.)
-                let position = (record.partition, record.offset);
-                match (&connector, record.key) {
-                    (Some(_), Some(bytes)) => {
-                        data.upsert_partition_key(bytes, slot, value, position, |data| {
-                            tracked_by(data, slot, bytes).unwrap_or(true)
-                        });
-                    }
-                    _ => data.upsert(record.key, slot, value, position, false),
-                }
+        let position = (record.partition, record.offset);
+        match record.key {
+            Some(key) if data.is_journaling() => {
+                data.journal(key, slot, record.value, position, connector.is_some());
             }
-            None => {
-                // Step 7 for a tombstone: the partition leaves the set, whichever key added it.
-                if let (Some(_), Some(bytes)) = (&connector, record.key) {
-                    if let Some(tracking) = tracking_key(data, slot, bytes) {
-                        data.set_tracked(&tracking, slot, false);
-                    }
-                }
-                data.remove(record.key, slot);
-            }
+            key => apply_to_data(data, key, slot, connector.is_some(), record.value, position),
         }
         if events.enabled() {
             let (key, partition) = (record.key.map(<[u8]>::to_vec), record.partition);
@@ -409,9 +435,16 @@ impl Topic for OffsetTopic {
         OffsetSnapshot(Arc::new(self.tables.clone()))
     }
 
-    /// The live keys leave their loading table for the persistent set snapshots share.
+    /// The live keys leave their form for loading (the journal settled, or the loading
+    /// table sorted) for the persistent set snapshots share.
     fn caught_up(&mut self) {
         self.tables.data.share();
+    }
+
+    /// A history asks whether each record's key is live before applying it: the live keys
+    /// move from the journal into the indexed loading table, which answers in one search.
+    fn asked_while_loading(&mut self) {
+        self.tables.data.index_while_loading();
     }
 
     fn diagnostics(&self, skipped: &SkipCounts<OffsetSkipKind>) -> OffsetDiagnostics {
