@@ -294,8 +294,9 @@ impl<T: Chronicle> History<T> {
     /// A history at the start of the topic that tells every record from the first.
     pub fn new() -> Self {
         let mut log = TopicLog::new();
-        // Telling from the first record takes the log's events; its state stays in its form
-        // for loading (the offsets topic's hash-indexed list) until the read is caught up.
+        // Telling from the first record takes the log's events; its state stays in a form
+        // for loading that answers about keys record by record (the offsets topic's
+        // hash-indexed list, not its journal) until the read is caught up.
         log.report_while_loading();
         Self {
             log,

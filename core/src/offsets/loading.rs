@@ -1,6 +1,9 @@
-//! [`LoadingTable`]: the offsets topic's keyed records while the topic is read from its start,
-//! in a hash-indexed list, before [`LiveKeys`](super::live::LiveKeys) moves them into its
-//! persistent set.
+//! [`LoadingTable`]: the offsets topic's keyed records while the topic is read from its start
+//! by a reader that asks about keys record by record (a history telling each record), in a
+//! hash-indexed list, before [`LiveKeys`](super::live::LiveKeys) moves them into its
+//! persistent set. A start-up read that asks nothing journals its records instead
+//! ([`Journal`](super::journal::Journal): no search per record), and the journal's settling
+//! applies the records of keys sharing a slot hash through this table.
 //!
 //! A start-up read applies every record of the topic (a million at the bench's default scale)
 //! and takes no snapshot until it is caught up. In the persistent B-tree each of those records

@@ -360,7 +360,7 @@ pub struct OffsetTopic {
 }
 
 impl OffsetTopic {
-    /// Whether the live keys are still in their loading table (see [`live`]).
+    /// Whether the live keys are still in a form for loading, journal or table (see [`live`]).
     #[cfg(test)]
     pub(crate) fn is_loading(&self) -> bool {
         self.tables.data.is_loading()
@@ -429,8 +429,8 @@ impl Topic for OffsetTopic {
         Ok(())
     }
 
-    /// An immutable view: O(1) once caught up; before, the live keys are sorted out of their
-    /// loading table into the view (O(n log n)).
+    /// An immutable view: O(1) once caught up; before, the live keys are settled out of their
+    /// journal (or sorted out of their loading table) into the view (O(n log n)).
     fn snapshot(&self) -> OffsetSnapshot {
         OffsetSnapshot(Arc::new(self.tables.clone()))
     }
