@@ -169,9 +169,10 @@ pub trait Topic: Default + Serialize + DeserializeOwned {
     fn caught_up(&mut self) {}
 
     /// Called before the first record when a reader will ask about the state record by
-    /// record while the start-up read goes on ([`TopicLog::report_while_loading`]): a topic
-    /// whose form for loading answers such questions slowly moves into one that answers them
-    /// quickly. The default does nothing.
+    /// record while the start-up read goes on (a history telling every record,
+    /// [`History::new`](crate::history::History::new)): a topic whose form for loading
+    /// answers such questions slowly moves into one that answers them quickly. The default
+    /// does nothing.
     fn asked_while_loading(&mut self) {}
 
     /// The diagnostics, with the engine's skip counters.
