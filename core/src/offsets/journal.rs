@@ -30,6 +30,21 @@ pub(super) struct Journal {
     entries: Vec<Entry>,
 }
 
+/// A record of a key, as the offsets topic's apply step hands it to the live keys.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyedWrite<'a> {
+    /// The key bytes.
+    pub(crate) key: &'a [u8],
+    /// The key's slot hash.
+    pub(crate) slot: u64,
+    /// The value, `None` for a tombstone.
+    pub(crate) value: Option<&'a [u8]>,
+    /// Where the record was read: partition and offset.
+    pub(crate) position: (i32, i64),
+    /// Whether the key is a `[connector, {partition}]` key, whose partition is tracked.
+    pub(crate) partition_key: bool,
+}
+
 /// The journal holds `u32::MAX` records: a record past them has no place in its order.
 #[derive(Debug)]
 pub(super) struct Full;
@@ -57,26 +72,20 @@ impl Entry {
 }
 
 impl Journal {
-    /// Appends a record of `key` (slot hash `hash`; `partition_key`: a
-    /// `[connector, {partition}]` key) read at `position`: `value`, or a tombstone when
-    /// `None`. Keys longer than [`MAX_KEY_LEN`](super::live::MAX_KEY_LEN) are refused before
-    /// this is called. Fails, appending nothing, when the journal holds `u32::MAX` records.
-    pub(super) fn append(
-        &mut self,
-        key: &[u8],
-        hash: u64,
-        value: Option<&[u8]>,
-        position: (i32, i64),
-        partition_key: bool,
-    ) -> Result<(), Full> {
+    /// Appends `write`. Keys longer than [`MAX_KEY_LEN`](super::live::MAX_KEY_LEN) are
+    /// refused before this is called. Fails, appending nothing, when the journal holds
+    /// `u32::MAX` records.
+    pub(super) fn append(&mut self, write: &KeyedWrite<'_>) -> Result<(), Full> {
         let at = u32::try_from(self.entries.len()).map_err(|_| Full)?;
-        let tracked = partition_key && value.is_some();
-        let bytes = value.unwrap_or_default();
-        if let Some(record) = StoredOffset::new(hash, key, bytes, position, tracked) {
+        let tracked = write.partition_key && write.value.is_some();
+        let bytes = write.value.unwrap_or_default();
+        if let Some(record) =
+            StoredOffset::new(write.slot, write.key, bytes, write.position, tracked)
+        {
             self.entries.push(Entry {
                 record,
-                tombstone: value.is_none(),
-                partition_key,
+                tombstone: write.value.is_none(),
+                partition_key: write.partition_key,
                 at,
             });
         }

@@ -21,7 +21,7 @@ use triomphe::ThinArc;
 use crate::checkpoint::ByteString;
 use crate::persistent::{Comparable, PSet};
 
-use super::journal::Journal;
+use super::journal::{Journal, KeyedWrite};
 use super::loading::{Declined, Full, LoadingTable};
 use super::stack_bytes::StackBytes;
 
@@ -367,30 +367,26 @@ impl LiveKeys {
         matches!(self.keyed, Keyed::Journal(_))
     }
 
-    /// Appends a record of `key` to the journal: `value`, or a tombstone (`None`). The
-    /// partition tracking is settled with the journal (see [`Journal`]). Call it while
-    /// [`is_journaling`](Self::is_journaling) (otherwise, and past the journal's size, the
-    /// record is applied as the apply step applies it); for the null key use `upsert` and
-    /// `remove`.
-    pub(crate) fn journal(
-        &mut self,
-        key: &[u8],
-        hash: u64,
-        value: Option<&[u8]>,
-        position: (i32, i64),
-        partition_key: bool,
-    ) {
+    /// Appends `write` to the journal; the partition tracking is settled with the journal
+    /// (see [`Journal`]). Call it while [`is_journaling`](Self::is_journaling) (otherwise, and
+    /// past the journal's size, the record is applied as the apply step applies it); for the
+    /// null key use `upsert` and `remove`.
+    pub(crate) fn journal(&mut self, write: KeyedWrite<'_>) {
         if let Keyed::Journal(journal) = &mut self.keyed {
-            if journal
-                .append(key, hash, value, position, partition_key)
-                .is_ok()
-            {
+            if journal.append(&write).is_ok() {
                 return;
             }
             // Four billion records: the indexed table takes them from here.
             self.index_while_loading();
         }
-        super::apply_to_data(self, Some(key), hash, partition_key, value, position);
+        let KeyedWrite {
+            key,
+            slot,
+            value,
+            position,
+            partition_key,
+        } = write;
+        super::apply_to_data(self, Some(key), slot, partition_key, value, position);
     }
 
     /// The keyed records, sorted in the persistent set's order (by slot hash, then key
@@ -960,6 +956,35 @@ mod tests {
         ]
     }
 
+    /// Whether `one` and `other` answer alike for every key of the proptests: `get` (with the
+    /// tracked flags when `flags`), `with_hash` (in any order) and `with_high_bits`.
+    fn readers_agree(
+        one: &LiveKeys,
+        other: &LiveKeys,
+        flags: bool,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        for k in 0..8u8 {
+            let found = |live: &LiveKeys| {
+                live.get(Some(&[k]), slot(k))
+                    .map(|r| (r.value().to_vec(), flags && r.is_tracked()))
+            };
+            proptest::prop_assert_eq!(found(one), found(other));
+            let same_hash = |live: &LiveKeys| {
+                let mut listed = keys(live.with_hash(slot(k)));
+                listed.sort();
+                listed
+            };
+            proptest::prop_assert_eq!(same_hash(one), same_hash(other));
+        }
+        for high in 0..2u32 {
+            proptest::prop_assert_eq!(
+                keys(one.with_high_bits(high)),
+                keys(other.with_high_bits(high))
+            );
+        }
+        Ok(())
+    }
+
     /// A key's slot hash (a function of its bytes, as in the topic): keys `k` and `k + 4`
     /// share one; two connectors' high bits, with equal low bits across them.
     fn slot(k: u8) -> u64 {
@@ -988,21 +1013,7 @@ mod tests {
                 }
                 proptest::prop_assert_eq!(loading.len(), shared.len());
                 proptest::prop_assert!(loading == shared);
-                for k in 0..8u8 {
-                    let found = |live: &LiveKeys| {
-                        live.get(Some(&[k]), slot(k)).map(|r| (r.value().to_vec(), r.is_tracked()))
-                    };
-                    proptest::prop_assert_eq!(found(&loading), found(&shared));
-                    let mut same_hash = keys(loading.with_hash(slot(k)));
-                    same_hash.sort();
-                    proptest::prop_assert_eq!(same_hash, keys(shared.with_hash(slot(k))));
-                }
-                for high in 0..2u32 {
-                    proptest::prop_assert_eq!(
-                        keys(loading.with_high_bits(high)),
-                        keys(shared.with_high_bits(high))
-                    );
-                }
+                readers_agree(&loading, &shared, true)?;
             }
             let listed = |live: &LiveKeys| {
                 live.iter().map(|(k, r)| (k.map(<[u8]>::to_vec), r.value().to_vec())).collect::<Vec<_>>()
@@ -1034,26 +1045,15 @@ mod tests {
                 let (position, value) = ((0, i as i64), value.map(|v| [v]));
                 let value = value.as_ref().map(|v| &v[..]);
                 let partition_key = k < 4;
-                journal.journal(&[k], slot(k), value, position, partition_key);
+                journal.journal(KeyedWrite { key: &[k], slot: slot(k), value, position, partition_key });
                 proptest::prop_assert!(journal.is_journaling());
                 for live in [&mut indexed, &mut shared] {
                     super::super::apply_to_data(live, Some(&[k]), slot(k), partition_key, value, position);
                 }
                 proptest::prop_assert!(journal == indexed && journal == shared);
                 proptest::prop_assert_eq!(journal.len(), indexed.len());
-                for k in 0..8u8 {
-                    let found = |live: &LiveKeys| live.get(Some(&[k]), slot(k)).map(|r| r.value().to_vec());
-                    proptest::prop_assert_eq!(found(&journal), found(&indexed));
-                    let mut same_hash = keys(journal.with_hash(slot(k)));
-                    same_hash.sort();
-                    proptest::prop_assert_eq!(same_hash, keys(shared.with_hash(slot(k))));
-                }
-                for high in 0..2u32 {
-                    proptest::prop_assert_eq!(
-                        keys(journal.with_high_bits(high)),
-                        keys(shared.with_high_bits(high))
-                    );
-                }
+                // A journal's readers carry the tracked flags journaled: values and keys only.
+                readers_agree(&journal, &shared, false)?;
             }
             let listed = |live: &LiveKeys| {
                 live.iter().map(|(k, r)| (k.map(<[u8]>::to_vec), r.value().to_vec())).collect::<Vec<_>>()
@@ -1072,9 +1072,19 @@ mod tests {
     #[test]
     fn a_journal_moves_into_the_table_when_asked_and_settles_once_shared() {
         let mut live = LiveKeys::default();
-        live.journal(b"a", 1, Some(b"1"), (0, 0), true);
-        live.journal(b"a", 1, Some(b"2"), (0, 1), true);
-        live.journal(b"b", 2, None, (0, 2), false);
+        let write =
+            |key: &'static [u8], slot, value: Option<&'static [u8]>, offset, partition_key| {
+                KeyedWrite {
+                    key,
+                    slot,
+                    value,
+                    position: (0, offset),
+                    partition_key,
+                }
+            };
+        live.journal(write(b"a", 1, Some(b"1"), 0, true));
+        live.journal(write(b"a", 1, Some(b"2"), 1, true));
+        live.journal(write(b"b", 2, None, 2, false));
         assert!(live.is_journaling());
         assert_eq!(
             live.get(Some(b"a"), 1).map(StoredOffset::value),
@@ -1089,7 +1099,7 @@ mod tests {
             (&b"2"[..], 1, true)
         );
         // Records after the move go through the table.
-        live.journal(b"c", 3, Some(b"3"), (0, 3), false);
+        live.journal(write(b"c", 3, Some(b"3"), 3, false));
         assert_eq!(live.len(), 2);
         live.share();
         assert!(!live.is_loading());

@@ -414,9 +414,13 @@ impl Topic for OffsetTopic {
         let data = &mut self.tables.data;
         let position = (record.partition, record.offset);
         match record.key {
-            Some(key) if data.is_journaling() => {
-                data.journal(key, slot, record.value, position, connector.is_some());
-            }
+            Some(key) if data.is_journaling() => data.journal(journal::KeyedWrite {
+                key,
+                slot,
+                value: record.value,
+                position,
+                partition_key: connector.is_some(),
+            }),
             key => apply_to_data(data, key, slot, connector.is_some(), record.value, position),
         }
         if events.enabled() {
